@@ -1,0 +1,163 @@
+#include "sim/engine.h"
+
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include <simgrid/s4u.hpp>
+
+#include "sim/comm_model.h"
+#include "sim/platform.h"
+
+namespace pf {
+namespace sg = simgrid::s4u;
+
+namespace {
+
+// Starts each task when its last dependency ends (activities are created
+// lazily: a pre-built SimGrid DAG slows down quadratically, see
+// shared/SIMGRID_NOTES.md) and records its start and end.
+class Runner {
+ public:
+  Runner(const Scenario& s, const preflight::Workload& w, const Platform& p)
+      : s_(s), w_(w), p_(p), n_(w.tasks_size()), waiting_(n_), pending_(n_, 0), succ_(n_) {
+    times_.start_s.assign(n_, -1);
+    times_.end_s.assign(n_, -1);
+    for (int i = 0; i < n_; ++i)
+      for (uint32_t d : w.tasks(i).deps()) {
+        if (static_cast<int>(d) >= i)
+          throw std::invalid_argument("workload task " + std::to_string(i) +
+                                      " depends on a later task " + std::to_string(d));
+        succ_[d].push_back(i);
+        ++waiting_[i];
+      }
+    // Lanes of TP ranks share no link when every GPU has its own NVLink
+    // port and its own NIC rail; then simulating lane 0 is exact and the
+    // others are skipped. Otherwise every lane is simulated.
+    const NodeSpec& node = s.cluster.node;
+    all_lanes_ = !(node.intra_kind == IntraKind::kNvswitch && node.nics >= node.gpus_per_node);
+  }
+
+  TaskTimes Run() {
+    sg::Activity::on_completion_cb([this](sg::Activity const& a) { OnDone(a); });
+    for (int i = 0; i < n_; ++i)
+      if (waiting_[i] == 0) Start(i);
+    sg::Engine::get_instance()->run();
+    for (int i = 0; i < n_; ++i)
+      if (times_.end_s[i] < 0)
+        throw std::logic_error("task " + std::to_string(i) + " (" + w_.tasks(i).name() +
+                               ") never ran: its dependencies never completed");
+    return times_;
+  }
+
+ private:
+  sg::Host* Gpu(uint32_t g) const {
+    if (g >= p_.gpus.size())
+      throw std::invalid_argument("workload names GPU " + std::to_string(g) + " but the cluster has " +
+                                  std::to_string(p_.gpus.size()));
+    return p_.gpus[g];
+  }
+
+  void Track(int task, sg::ActivityPtr a) {
+    ++pending_[task];
+    owner_[a.get()] = {task, a};
+  }
+
+  void Send(int task, uint32_t src, uint32_t dst, double bytes) {
+    if (src == dst || bytes <= 0) return;
+    sg::CommPtr c = sg::Comm::sendto_init(Gpu(src), Gpu(dst));
+    c->set_payload_size(static_cast<uint64_t>(bytes));
+    Track(task, c);
+    ++times_.flows;
+    c->start();
+  }
+
+  void Start(int i) {
+    const preflight::Task& t = w_.tasks(i);
+    times_.start_s[i] = sg::Engine::get_clock();
+    if (t.has_compute()) {
+      sg::ExecPtr e = sg::Exec::init();
+      e->set_flops_amount(t.compute().duration_s() * p_.gpu_speed_flops);
+      e->set_host(Gpu(t.compute().gpu()));
+      Track(i, e);
+      e->start();
+    } else if (t.has_collective()) {
+      const auto& c = t.collective();
+      std::vector<int> group(c.gpus().begin(), c.gpus().end());
+      const auto kind = static_cast<CollectiveKind>(c.kind());
+      const double penalty = MessageSizePenalty(c.size_bytes());
+      const int count = std::max<uint32_t>(1, c.count());
+      const int lanes = all_lanes_ ? std::max<uint32_t>(1, c.lanes()) : 1;
+      for (int l = 0; l < lanes; ++l) {
+        std::vector<int> lane = group;
+        for (int& g : lane) g += l * c.lane_stride();
+        for (const Flow& f : RingFlows(kind, lane, s_.cluster.node.gpus_per_node, c.size_bytes()))
+          Send(i, f.src, f.dst, f.bytes * penalty * count);
+      }
+    } else if (t.has_transfer()) {
+      const auto& x = t.transfer();
+      const int lanes = all_lanes_ ? std::max<uint32_t>(1, x.lanes()) : 1;
+      for (int l = 0; l < lanes; ++l)
+        Send(i, x.src_gpu() + l * x.lane_stride(), x.dst_gpu() + l * x.lane_stride(),
+             x.size_bytes() * MessageSizePenalty(x.size_bytes()));
+    }
+    if (pending_[i] == 0) Finish(i);  // nothing to simulate (e.g. a group of one)
+  }
+
+  void Finish(int i) {
+    times_.end_s[i] = sg::Engine::get_clock();
+    times_.makespan_s = std::max(times_.makespan_s, times_.end_s[i]);
+    for (int j : succ_[i])
+      if (--waiting_[j] == 0) Start(j);
+  }
+
+  void OnDone(sg::Activity const& a) {
+    // Activities finished before this one are released now; this one stays
+    // referenced until its own callback has returned.
+    graveyard_.clear();
+    auto it = owner_.find(const_cast<sg::Activity*>(&a));
+    if (it == owner_.end()) return;
+    int task = it->second.task;
+    graveyard_.push_back(std::move(it->second.ref));
+    owner_.erase(it);
+    if (--pending_[task] == 0) Finish(task);
+  }
+
+  struct Owned {
+    int task;
+    sg::ActivityPtr ref;
+  };
+  const Scenario& s_;
+  const preflight::Workload& w_;
+  const Platform& p_;
+  int n_;
+  std::vector<int> waiting_, pending_;
+  std::vector<std::vector<int>> succ_;
+  std::unordered_map<sg::Activity*, Owned> owner_;
+  std::vector<sg::ActivityPtr> graveyard_;
+  bool all_lanes_ = true;
+  TaskTimes times_;
+};
+
+}  // namespace
+
+TaskTimes RunWorkload(const Scenario& s, const preflight::Workload& w) {
+  if (static_cast<int>(w.gpus()) != s.cluster.gpus())
+    throw std::invalid_argument("workload was built for " + std::to_string(w.gpus()) +
+                                " GPUs but the scenario's cluster has " + std::to_string(s.cluster.gpus()));
+  int argc = 2;
+  char arg0[] = "preflight";
+  char arg1[] = "--log=root.thres:critical";
+  char* argv[] = {arg0, arg1, nullptr};
+  sg::Engine engine(&argc, argv);
+  // The neutral network model: latency and bandwidth exactly as given, no
+  // TCP window, no cross-traffic (shared/SIMGRID_NOTES.md). Efficiency lives
+  // in comm_model.cc.
+  sg::Engine::set_config("network/model:CM02");
+  sg::Engine::set_config("network/crosstraffic:0");
+  sg::Engine::set_config("network/TCP-gamma:0");
+  Platform platform = BuildPlatform(s);
+  return Runner(s, w, platform).Run();
+}
+
+}  // namespace pf

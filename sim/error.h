@@ -1,0 +1,41 @@
+// Errors in what the user gave us (scenario files, catalogs, flags). One type
+// carries where (file, 1-based line and column, or the --set flag) and what
+// (key path, message naming the bad value and what is accepted). Only main()
+// turns it into an exit status (2).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace pf {
+
+struct Location {
+  std::string file;  // path, or "--set key=value" for command-line overrides
+  int line = 0;      // 1-based; 0 when unknown (then line and column are not printed)
+  int column = 0;    // 1-based
+  std::string ToString() const;
+};
+
+class InputError : public std::runtime_error {
+ public:
+  // what() is "file:line:col: key: message" (key omitted when empty).
+  InputError(Location where, std::string key, std::string message);
+  const Location& where() const { return where_; }
+  const std::string& key() const { return key_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  Location where_;
+  std::string key_;
+  std::string message_;
+};
+
+// The closest of `candidates` to `word` by edit distance, or "" when none is
+// close enough to be a plausible typo.
+std::string ClosestMatch(const std::string& word, const std::vector<std::string>& candidates);
+
+// " (did you mean 'x'?)" or " (accepted: a, b, c)" for an error message.
+std::string SuggestionSuffix(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace pf

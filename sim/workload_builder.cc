@@ -1,0 +1,342 @@
+#include "sim/workload_builder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <stdexcept>
+
+#include "sim/compute_model.h"
+#include "sim/memory_model.h"
+#include "sim/model_math.h"
+#include "sim/schedule_1f1b.h"
+
+namespace pf {
+namespace {
+
+// PyTorch DDP's default gradient bucket (bucket_cap_mb = 25).
+constexpr double kBucketBytes = 25e6;
+// Gradients and gathered parameters travel in bf16/fp16.
+constexpr double kCommBytesPerParam = 2;
+
+using preflight::Category;
+using preflight::Task;
+
+// Seconds and executed FLOPs of a list of kernels.
+struct Work {
+  double seconds = 0;
+  double flops = 0;
+};
+Work Measure(const std::vector<Op>& ops, const Scenario& s) {
+  Work w;
+  for (const Op& op : ops) {
+    w.seconds += OpTime(op, s.cluster.node.gpu, s.training.precision).value();
+    w.flops += op.flops.value();
+  }
+  return w;
+}
+Work operator*(Work w, double k) { return {w.seconds * k, w.flops * k}; }
+Work operator+(Work a, Work b) { return {a.seconds + b.seconds, a.flops + b.flops}; }
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(const Scenario& s) : s_(s), p_(s.parallel) {}
+
+  preflight::Workload Build();
+
+ private:
+  struct StageCost {
+    int layers = 0;
+    Work fwd, bwd;          // one micro-batch, whole stage, incl. recompute in bwd
+    Work fwd_layer, bwd_layer;
+    int tp_fwd = 0, tp_bwd = 0;  // TP all-reduces per micro-batch
+    double params = 0;           // trainable parameters per TP rank
+    double weights = 0;          // all parameters per TP rank
+  };
+  StageCost Cost(int stage) const;
+
+  int Add(Task t) {
+    tasks_.push_back(std::move(t));
+    return static_cast<int>(tasks_.size()) - 1;
+  }
+  void Dep(int task, int dep) {
+    if (dep >= 0) tasks_[task].add_deps(dep);
+  }
+  int Compute(int gpu, std::string name, Work w, Category c = preflight::COMPUTE);
+  int Collective(std::string name, Category c, preflight::CollectiveKind kind,
+                 std::vector<int> gpus, double bytes, int count, int lanes);
+  int Transfer(std::string name, int src, int dst, double bytes);
+  std::vector<int> TpGroup(int d, int stage) const;
+  std::vector<int> DpGroup(int stage) const;
+
+  const Scenario& s_;
+  const ParallelSpec& p_;
+  std::vector<Task> tasks_;
+};
+
+int GraphBuilder::Compute(int gpu, std::string name, Work w, Category c) {
+  Task t;
+  t.set_name(std::move(name));
+  t.set_category(c);
+  auto* x = t.mutable_compute();
+  x->set_gpu(gpu);
+  x->set_duration_s(w.seconds);
+  x->set_flops(w.flops);
+  return Add(std::move(t));
+}
+
+int GraphBuilder::Collective(std::string name, Category c, preflight::CollectiveKind kind,
+                             std::vector<int> gpus, double bytes, int count, int lanes) {
+  Task t;
+  t.set_name(std::move(name));
+  t.set_category(c);
+  auto* x = t.mutable_collective();
+  x->set_kind(kind);
+  for (int g : gpus) x->add_gpus(g);
+  x->set_size_bytes(bytes);
+  x->set_count(count);
+  x->set_lanes(lanes);
+  x->set_lane_stride(1);
+  return Add(std::move(t));
+}
+
+int GraphBuilder::Transfer(std::string name, int src, int dst, double bytes) {
+  Task t;
+  t.set_name(std::move(name));
+  t.set_category(preflight::PP_COMM);
+  auto* x = t.mutable_transfer();
+  x->set_src_gpu(src);
+  x->set_dst_gpu(dst);
+  x->set_size_bytes(bytes);
+  x->set_lanes(p_.tp);
+  x->set_lane_stride(1);
+  return Add(std::move(t));
+}
+
+std::vector<int> GraphBuilder::TpGroup(int d, int stage) const {
+  std::vector<int> g;
+  for (int t = 0; t < p_.tp; ++t) g.push_back(GpuIndex(p_, t, d, stage));
+  return g;
+}
+
+std::vector<int> GraphBuilder::DpGroup(int stage) const {
+  std::vector<int> g;
+  for (int d = 0; d < p_.dp; ++d) g.push_back(GpuIndex(p_, 0, d, stage));
+  return g;
+}
+
+GraphBuilder::StageCost GraphBuilder::Cost(int stage) const {
+  const ModelSpec& m = s_.model;
+  const TrainingSpec& t = s_.training;
+  const bool frozen = t.method != Method::kFull;
+  StageCost c;
+  c.layers = m.layers / p_.pp;
+  std::vector<Op> fwd_ops = LayerOps(m, t, p_.tp, Pass::kForward, frozen);
+  c.fwd_layer = Measure(fwd_ops, s_);
+  c.bwd_layer = Measure(LayerOps(m, t, p_.tp, Pass::kBackward, frozen), s_);
+  if (t.recompute == Recompute::kFull) {
+    c.bwd_layer = c.bwd_layer + c.fwd_layer;
+  } else if (t.recompute == Recompute::kSelective) {
+    std::vector<Op> attention;
+    for (const Op& op : fwd_ops)
+      if (op.kind == OpKind::kAttention || op.name.rfind("attn_", 0) == 0 ||
+          op.name == "softmax_dropout")
+        attention.push_back(op);
+    c.bwd_layer = c.bwd_layer + Measure(attention, s_);
+  }
+  c.fwd = c.fwd_layer * c.layers;
+  c.bwd = c.bwd_layer * c.layers;
+  const ParamCount pc = CountParams(m);
+  c.weights = pc.per_layer * c.layers / p_.tp;
+  if (stage == 0) {
+    c.fwd = c.fwd + Measure(EmbeddingOps(m, t, p_.tp, Pass::kForward), s_);
+    c.bwd = c.bwd + Measure(EmbeddingOps(m, t, p_.tp, Pass::kBackward), s_);
+    c.weights += pc.embedding / p_.tp;
+  }
+  if (stage == p_.pp - 1) {
+    c.fwd = c.fwd + Measure(HeadOps(m, t, p_.tp, Pass::kForward, frozen), s_);
+    c.bwd = c.bwd + Measure(HeadOps(m, t, p_.tp, Pass::kBackward, frozen), s_);
+    c.weights += (m.tied_embeddings && p_.pp > 1 ? pc.embedding : pc.lm_head) / p_.tp;
+  }
+  c.params = frozen ? TrainableParams(s_) / p_.pp / p_.tp : c.weights;
+  if (p_.tp > 1) {
+    // Megatron: an all-reduce after attention and after the MLP, forward and
+    // backward (the f/g operators); recompute repeats the forward ones; the
+    // vocabulary-parallel embedding adds one on the first stage.
+    c.tp_fwd = 2 * c.layers + (stage == 0 ? 1 : 0);
+    c.tp_bwd = 2 * c.layers + (t.recompute == Recompute::kFull ? 2 * c.layers : 0);
+  }
+  return c;
+}
+
+preflight::Workload GraphBuilder::Build() {
+  const TrainingSpec& t = s_.training;
+  const int M = t.micro_batches_per_step(p_.dp);
+  const double hidden_bytes = HiddenStateBytes(s_.model, t).value();
+  const bool zero3 = p_.zero == 3 && p_.dp > 1;
+
+  // Per stage, per micro-batch: the task whose end releases the next stage.
+  std::vector<std::vector<std::vector<int>>> fwd_out(p_.pp), bwd_out(p_.pp);
+  std::vector<std::vector<std::vector<int>>> fwd_in(p_.pp), bwd_in(p_.pp);
+  for (int st = 0; st < p_.pp; ++st) {
+    fwd_out[st].assign(p_.dp, std::vector<int>(M, -1));
+    bwd_out[st] = fwd_in[st] = bwd_in[st] = fwd_out[st];
+  }
+
+  for (int st = 0; st < p_.pp; ++st) {
+    const StageCost c = Cost(st);
+    const std::vector<int> dp_group = DpGroup(st);
+    const bool reduce = p_.dp > 1;
+    // Segments: ZeRO-3 gathers per layer; DP buckets split the reducing
+    // backward so reduction overlaps it.
+    const double grad_bytes = c.params * kCommBytesPerParam;
+    const int buckets =
+        std::max(1, std::min(c.layers, int(std::ceil(grad_bytes / kBucketBytes))));
+    auto reduces_in = [&](int mb) {
+      if (!reduce || zero3) return false;
+      if (p_.zero == 2) return true;
+      return p_.dp_overlap && mb == M - 1;
+    };
+    const int fseg = zero3 ? c.layers : 1;
+    auto bseg = [&](int mb) { return zero3 ? c.layers : reduces_in(mb) ? buckets : 1; };
+
+    // Shared collectives of this stage (deps wired from every worker below).
+    const auto dp_kind = p_.zero >= 1 ? preflight::REDUCE_SCATTER : preflight::ALL_REDUCE;
+    std::vector<std::vector<int>> gather_f(M), gather_b(M), scatter(M);
+    if (zero3) {
+      double layer_bytes = c.weights / c.layers * kCommBytesPerParam;
+      int prev_ag = -1, prev_rs = -1;
+      for (int mb = 0; mb < M; ++mb) {
+        for (int j = 0; j < c.layers; ++j) {
+          gather_f[mb].push_back(Collective("zero3_gather_fwd", preflight::DP_COMM,
+                                            preflight::ALL_GATHER, dp_group, layer_bytes, 1, p_.tp));
+          Dep(gather_f[mb].back(), prev_ag);
+          prev_ag = gather_f[mb].back();
+        }
+        for (int j = 0; j < c.layers; ++j) {
+          gather_b[mb].push_back(Collective("zero3_gather_bwd", preflight::DP_COMM,
+                                            preflight::ALL_GATHER, dp_group, layer_bytes, 1, p_.tp));
+          Dep(gather_b[mb].back(), prev_ag);
+          prev_ag = gather_b[mb].back();
+          scatter[mb].push_back(Collective("zero3_reduce_scatter", preflight::DP_COMM,
+                                           preflight::REDUCE_SCATTER, dp_group,
+                                           c.params / c.layers * kCommBytesPerParam, 1, p_.tp));
+          Dep(scatter[mb].back(), prev_rs);
+          prev_rs = scatter[mb].back();
+        }
+      }
+    } else {
+      for (int mb = 0; mb < M; ++mb)
+        if (reduces_in(mb))
+          for (int k = 0; k < buckets; ++k)
+            scatter[mb].push_back(Collective("dp_grad_bucket", preflight::DP_COMM, dp_kind,
+                                             dp_group, grad_bytes / buckets, 1, p_.tp));
+    }
+    int late_reduce = -1;  // reduction after the pipeline flush (no overlap)
+    if (reduce && !zero3 && p_.zero < 2 && !p_.dp_overlap)
+      late_reduce = Collective("dp_grad_reduce", preflight::DP_COMM, dp_kind, dp_group,
+                               grad_bytes, 1, p_.tp);
+
+    std::vector<int> optimizers;
+    for (int d = 0; d < p_.dp; ++d) {
+      const int gpu = GpuIndex(p_, 0, d, st);
+      const std::vector<int> tp_group = TpGroup(d, st);
+      int last = -1;  // the previous blocking task on this GPU
+      for (const PipeOp& op : OneFOneBOrder(st, p_.pp, M)) {
+        const int mb = op.micro_batch;
+        const int segs = op.forward ? fseg : bseg(mb);
+        const Work work = op.forward ? c.fwd : c.bwd;
+        const int tp_count = op.forward ? c.tp_fwd : c.tp_bwd;
+        const char* tag = op.forward ? "fwd" : "bwd";
+        for (int j = 0; j < segs; ++j) {
+          int task = Compute(gpu, tag, work * (1.0 / segs));
+          Dep(task, last);
+          if (j == 0) (op.forward ? fwd_in : bwd_in)[st][d][mb] = task;
+          if (zero3) Dep(task, (op.forward ? gather_f : gather_b)[mb][j]);
+          last = task;
+          if (tp_count > 0) {
+            int tp = Collective(std::string("tp_") + tag, preflight::TP_COMM,
+                                preflight::ALL_REDUCE, tp_group, hidden_bytes,
+                                std::max(1, tp_count / segs), 1);
+            Dep(tp, task);
+            last = tp;
+          }
+          if (!op.forward && !scatter[mb].empty()) Dep(scatter[mb][j], last);
+        }
+        (op.forward ? fwd_out : bwd_out)[st][d][mb] = last;
+      }
+      if (late_reduce >= 0) Dep(late_reduce, last);
+      Work opt{OptimizerTime(c.params / (p_.zero >= 1 ? p_.dp : 1), s_.cluster.node.gpu).value(), 0};
+      int o = Compute(gpu, "optimizer", opt, preflight::OPTIMIZER);
+      Dep(o, last);
+      Dep(o, late_reduce);
+      for (const auto& mb_tasks : scatter)
+        for (int x : mb_tasks) Dep(o, x);
+      optimizers.push_back(o);
+    }
+    if (reduce && (p_.zero == 1 || p_.zero == 2)) {
+      int ag = Collective("zero_param_gather", preflight::DP_COMM, preflight::ALL_GATHER,
+                          dp_group, c.params * kCommBytesPerParam, 1, p_.tp);
+      for (int o : optimizers) Dep(ag, o);
+    }
+  }
+
+  // Pipeline sends: activations forward, gradients backward. Megatron's
+  // scatter-gather optimisation sends 1/tp of the tensor per TP rank.
+  for (int st = 0; st + 1 < p_.pp; ++st)
+    for (int d = 0; d < p_.dp; ++d)
+      for (int mb = 0; mb < M; ++mb) {
+        int src = GpuIndex(p_, 0, d, st), dst = GpuIndex(p_, 0, d, st + 1);
+        int f = Transfer("pp_send_act", src, dst, hidden_bytes / p_.tp);
+        Dep(f, fwd_out[st][d][mb]);
+        Dep(fwd_in[st + 1][d][mb], f);
+        int b = Transfer("pp_send_grad", dst, src, hidden_bytes / p_.tp);
+        Dep(b, bwd_out[st + 1][d][mb]);
+        Dep(bwd_in[st][d][mb], b);
+      }
+
+  // Topological order (Kahn); a cycle would be a bug in this builder.
+  const int n = static_cast<int>(tasks_.size());
+  std::vector<int> indegree(n), order, new_index(n, -1);
+  std::vector<std::vector<int>> succ(n);
+  for (int i = 0; i < n; ++i)
+    for (int d : tasks_[i].deps()) succ[d].push_back(i), ++indegree[i];
+  std::queue<int> ready;
+  for (int i = 0; i < n; ++i)
+    if (indegree[i] == 0) ready.push(i);
+  while (!ready.empty()) {
+    int i = ready.front();
+    ready.pop();
+    new_index[i] = static_cast<int>(order.size());
+    order.push_back(i);
+    for (int j : succ[i])
+      if (--indegree[j] == 0) ready.push(j);
+  }
+  if (static_cast<int>(order.size()) != n)
+    throw std::logic_error("workload builder produced a dependency cycle");
+
+  preflight::Workload w;
+  w.set_scenario(s_.name);
+  w.set_gpus(s_.cluster.gpus());
+  w.set_gpus_per_node(s_.cluster.node.gpus_per_node);
+  w.set_tp(p_.tp);
+  for (int st = 0; st < p_.pp; ++st)
+    for (int d = 0; d < p_.dp; ++d) w.add_workers(GpuIndex(p_, 0, d, st));
+  StepFlops flops = TrainingStepFlops(s_.model, t);
+  w.set_model_flops(flops.model.value());
+  w.set_hardware_flops(flops.hardware.value());
+  w.set_tokens(double(t.global_batch) * t.seq_len);
+  for (int i : order) {
+    Task* out = w.add_tasks();
+    *out = std::move(tasks_[i]);
+    for (int k = 0; k < out->deps_size(); ++k) out->set_deps(k, new_index[out->deps(k)]);
+  }
+  return w;
+}
+
+}  // namespace
+
+int GpuIndex(const ParallelSpec& p, int t, int d, int stage) { return t + p.tp * (d + p.dp * stage); }
+
+preflight::Workload BuildWorkload(const Scenario& s) { return GraphBuilder(s).Build(); }
+
+}  // namespace pf
