@@ -53,7 +53,11 @@ double NicEfficiency() { return (0.96 + 0.848) / 2; }
 // 64 GB/s on H100 (PCIe 5.0) (gpus.csv notes): 0.81 and 0.80.
 double PcieEfficiency() { return (26.0 / 32 + 51.0 / 64) / 2; }
 
-double MessageSizePenalty(double message_bytes) {
+double MessageSizePenalty(double message_bytes, int ranks) {
+  // NCCL's ring moves message/ranks bytes per step, so efficiency follows the
+  // per-step chunk: a message on `ranks` GPUs behaves like message x 8/ranks
+  // on the 8-GPU curve below (a point-to-point send is one chunk: ranks = 1).
+  message_bytes *= 8.0 / std::max(1, ranks);
   // nccl_allreduce_1node.csv bus bandwidth at each size divided by the
   // 8 GiB figure, averaged over the A100 and H100 systems:
   // A100 .156 .389 .573 .752 .957 .985 1; H100 .091 .359 .617 .837 .916 .974 1.

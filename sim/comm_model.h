@@ -38,8 +38,10 @@ double NvlinkEfficiency();
 double NicEfficiency();
 double PcieEfficiency();
 
-// Extra time factor (>= 1) for a message of `message_bytes`: NCCL reaches
-// its large-message bandwidth only for large messages. Multiplies flow bytes.
-double MessageSizePenalty(double message_bytes);
+// Extra time factor (>= 1) for a collective of `message_bytes` over `ranks`
+// GPUs (1 for a point-to-point send): NCCL reaches its large-message
+// bandwidth only when each ring step moves a large chunk. Multiplies flow
+// bytes.
+double MessageSizePenalty(double message_bytes, int ranks);
 
 }  // namespace pf

@@ -85,7 +85,7 @@ class Runner {
       const auto& c = t.collective();
       std::vector<int> group(c.gpus().begin(), c.gpus().end());
       const auto kind = static_cast<CollectiveKind>(c.kind());
-      const double penalty = MessageSizePenalty(c.size_bytes());
+      const double penalty = MessageSizePenalty(c.size_bytes(), c.gpus_size());
       const int count = std::max<uint32_t>(1, c.count());
       const int lanes = all_lanes_ ? std::max<uint32_t>(1, c.lanes()) : 1;
       for (int l = 0; l < lanes; ++l) {
@@ -99,7 +99,7 @@ class Runner {
       const int lanes = all_lanes_ ? std::max<uint32_t>(1, x.lanes()) : 1;
       for (int l = 0; l < lanes; ++l)
         Send(i, x.src_gpu() + l * x.lane_stride(), x.dst_gpu() + l * x.lane_stride(),
-             x.size_bytes() * MessageSizePenalty(x.size_bytes()));
+             x.size_bytes() * MessageSizePenalty(x.size_bytes(), 1));
     }
     if (pending_[i] == 0) Finish(i);  // nothing to simulate (e.g. a group of one)
   }
