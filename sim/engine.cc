@@ -4,6 +4,12 @@
 #include <string>
 #include <unordered_map>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
 #include <simgrid/s4u.hpp>
 
 #include "sim/comm_model.h"
@@ -139,12 +145,9 @@ class Runner {
   TaskTimes times_;
 };
 
-}  // namespace
-
-TaskTimes RunWorkload(const Scenario& s, const preflight::Workload& w) {
-  if (static_cast<int>(w.gpus()) != s.cluster.gpus())
-    throw std::invalid_argument("workload was built for " + std::to_string(w.gpus()) +
-                                " GPUs but the scenario's cluster has " + std::to_string(s.cluster.gpus()));
+// One SimGrid run in this process. SimGrid 3.32 allows one Engine per
+// process lifetime ("Cannot change the model after the initialization").
+TaskTimes RunInThisProcess(const Scenario& s, const preflight::Workload& w) {
   int argc = 2;
   char arg0[] = "preflight";
   char arg1[] = "--log=root.thres:critical";
@@ -158,6 +161,83 @@ TaskTimes RunWorkload(const Scenario& s, const preflight::Workload& w) {
   sg::Engine::set_config("network/TCP-gamma:0");
   Platform platform = BuildPlatform(s);
   return Runner(s, w, platform).Run();
+}
+
+// Pipe I/O for the child's answer.
+void WriteAll(int fd, const void* data, size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t k = write(fd, p, n);
+    if (k <= 0) _exit(3);
+    p += k, n -= static_cast<size_t>(k);
+  }
+}
+std::string ReadAll(int fd) {
+  std::string out;
+  char buf[1 << 16];
+  for (ssize_t k; (k = read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(k));
+  return out;
+}
+
+}  // namespace
+
+TaskTimes RunWorkload(const Scenario& s, const preflight::Workload& w) {
+  if (static_cast<int>(w.gpus()) != s.cluster.gpus())
+    throw std::invalid_argument("workload was built for " + std::to_string(w.gpus()) +
+                                " GPUs but the scenario's cluster has " + std::to_string(s.cluster.gpus()));
+  // Each run gets a fresh SimGrid in a child process, so that one program
+  // (tests, sweeps, benchmarks) can simulate many scenarios.
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("pipe() failed");
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork() failed");
+  if (pid == 0) {
+    close(fds[0]);
+    char status = 0;
+    try {
+      TaskTimes t = RunInThisProcess(s, w);
+      uint64_t n = t.start_s.size();
+      WriteAll(fds[1], &status, 1);
+      WriteAll(fds[1], &n, sizeof n);
+      WriteAll(fds[1], t.start_s.data(), n * sizeof(double));
+      WriteAll(fds[1], t.end_s.data(), n * sizeof(double));
+      WriteAll(fds[1], &t.makespan_s, sizeof(double));
+      WriteAll(fds[1], &t.flows, sizeof(long long));
+    } catch (const std::exception& e) {
+      status = dynamic_cast<const std::invalid_argument*>(&e) ? 1 : 2;
+      WriteAll(fds[1], &status, 1);
+      WriteAll(fds[1], e.what(), std::strlen(e.what()));
+    }
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string answer = ReadAll(fds[0]);
+  close(fds[0]);
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);
+  if (answer.empty())
+    throw std::runtime_error("the SimGrid run crashed (child exit status " + std::to_string(wstatus) + ")");
+  if (answer[0] == 1) throw std::invalid_argument(answer.substr(1));
+  if (answer[0] != 0) throw std::runtime_error(answer.substr(1));
+  TaskTimes t;
+  const char* p = answer.data() + 1;
+  uint64_t n;
+  std::memcpy(&n, p, sizeof n);
+  p += sizeof n;
+  if (answer.size() != 1 + sizeof n + 2 * n * sizeof(double) + sizeof(double) + sizeof(long long))
+    throw std::runtime_error("truncated answer from the SimGrid run");
+  t.start_s.resize(n);
+  t.end_s.resize(n);
+  std::memcpy(t.start_s.data(), p, n * sizeof(double));
+  p += n * sizeof(double);
+  std::memcpy(t.end_s.data(), p, n * sizeof(double));
+  p += n * sizeof(double);
+  std::memcpy(&t.makespan_s, p, sizeof(double));
+  p += sizeof(double);
+  std::memcpy(&t.flows, p, sizeof(long long));
+  return t;
 }
 
 }  // namespace pf
