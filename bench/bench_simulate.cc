@@ -1,0 +1,39 @@
+// Speed targets of the issue "Core": scenarios/70b_8xA800.yaml simulated in
+// under 0.5 s and scenarios/gpt3_175b_1024xA100.yaml in under 5 s on one
+// core. Run as `taskset -c 0 build/preflight_bench`; figures go to README.
+#include <benchmark/benchmark.h>
+
+#include "sim/scenario_loader.h"
+#include "sim/simulate.h"
+#include "sim/workload_builder.h"
+
+namespace {
+
+const std::string kRoot = PREFLIGHT_SOURCE_DIR;
+
+// The whole pipeline: load, memory, build the task graph, SimGrid, account.
+void BM_Simulate(benchmark::State& state, const std::string& file) {
+  for (auto _ : state) {
+    pf::Result r = pf::Simulate(pf::LoadScenario(kRoot + "/" + file));
+    benchmark::DoNotOptimize(r.step);
+    state.counters["tasks"] = r.step ? r.step->tasks : 0;
+    state.counters["flows"] = r.step ? double(r.step->flows) : 0;
+  }
+}
+
+// The task-graph builder alone.
+void BM_BuildWorkload(benchmark::State& state, const std::string& file) {
+  pf::Scenario s = pf::LoadScenario(kRoot + "/" + file);
+  for (auto _ : state) benchmark::DoNotOptimize(pf::BuildWorkload(s).tasks_size());
+}
+
+BENCHMARK_CAPTURE(BM_Simulate, llama2_70b_8xA800, std::string("scenarios/70b_8xA800.yaml"))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Simulate, gpt3_175b_1024xA100, std::string("scenarios/gpt3_175b_1024xA100.yaml"))
+    ->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_BuildWorkload, gpt3_175b_1024xA100, std::string("scenarios/gpt3_175b_1024xA100.yaml"))
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
