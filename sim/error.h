@@ -32,10 +32,13 @@ class InputError : public std::runtime_error {
 };
 
 // The closest of `candidates` to `word` by edit distance, or "" when none is
-// close enough to be a plausible typo.
-std::string ClosestMatch(const std::string& word, const std::vector<std::string>& candidates);
+// close enough to be a plausible typo. Case-insensitive unless
+// `case_sensitive` (units: "Gb" is bits, "GB" bytes).
+std::string ClosestMatch(const std::string& word, const std::vector<std::string>& candidates,
+                         bool case_sensitive = false);
 
 // " (did you mean 'x'?)" or " (accepted: a, b, c)" for an error message.
-std::string SuggestionSuffix(const std::string& word, const std::vector<std::string>& candidates);
+std::string SuggestionSuffix(const std::string& word, const std::vector<std::string>& candidates,
+                             bool case_sensitive = false);
 
 }  // namespace pf

@@ -168,7 +168,8 @@ std::vector<FitSuggestion> SuggestFits(const Scenario& s) {
     if (c.parallel.zero == 0) continue;  // dp alone shards nothing
     if (!EstimateMemory(c).fits) continue;
     add(std::to_string(c.cluster.nodes) + " nodes (dp " + std::to_string(c.parallel.dp) + ")",
-        {"cluster.nodes=" + std::to_string(c.cluster.nodes)}, c);
+        {"cluster.nodes=" + std::to_string(c.cluster.nodes),
+         "parallel.dp=" + std::to_string(c.parallel.dp)}, c);
     break;
   }
   for (int k = 2; k <= 64; k *= 2) {

@@ -1,6 +1,8 @@
 #include "sim/quantity_parse.h"
 
 #include <cctype>
+#include <cmath>
+#include <regex>
 #include <cstdlib>
 #include <utility>
 
@@ -78,10 +80,19 @@ ParsedQuantity ParseQuantity(const std::string& raw, Dimension dim) {
   std::string text;
   for (char c : raw)
     if (!std::isspace(static_cast<unsigned char>(c))) text += c;
+  // A plain decimal number (no hex, nan or inf), then the unit.
+  static const std::regex kNumber(R"(^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)");
+  std::smatch match;
   const char* begin = text.c_str();
   char* end = nullptr;
-  double number = std::strtod(begin, &end);
-  if (end == begin) {
+  double number = 0;
+  if (std::regex_search(text, match, kNumber)) {
+    number = std::strtod(match.str(0).c_str(), nullptr);
+    end = const_cast<char*>(begin) + match.length(0);
+  } else {
+    end = const_cast<char*>(begin);
+  }
+  if (end == begin || !std::isfinite(number)) {
     return {std::nullopt, "\"" + raw + "\" is not " + DimensionName(dim) +
                               " (expected a number with a unit, e.g. " + Example(dim) + ")"};
   }
@@ -95,7 +106,7 @@ ParsedQuantity ParseQuantity(const std::string& raw, Dimension dim) {
   for (const auto& [name, scale] : Units(dim))
     if (name == unit) return {number * scale, ""};
   return {std::nullopt, "\"" + raw + "\": unknown unit \"" + unit + "\" for " + DimensionName(dim) +
-                            SuggestionSuffix(unit, AcceptedUnits(dim))};
+                            SuggestionSuffix(unit, AcceptedUnits(dim), /*case_sensitive=*/true)};
 }
 
 }  // namespace pf

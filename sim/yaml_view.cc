@@ -1,5 +1,6 @@
 #include "sim/yaml_view.h"
 
+#include <cmath>
 #include <fstream>
 #include <limits>
 
@@ -86,7 +87,8 @@ double YamlView::Number() const {
   std::string s = Str();
   char* end = nullptr;
   double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || *end != '\0') Fail("\"" + s + "\" is not a number");
+  if (s.empty() || *end != '\0' || !std::isfinite(v) || s.find_first_of("xX") != std::string::npos)
+    Fail("\"" + s + "\" is not a number");
   return v;
 }
 

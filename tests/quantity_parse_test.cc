@@ -1,6 +1,8 @@
 // ParseQuantity: units and prefixes as the README states them (GB = 1e9 B,
 // GiB = 2^30 B, Gbps = 1e9 bit/s), counts with SI suffixes, and the error
 // messages for missing or unknown units.
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -113,6 +115,16 @@ TEST(QuantityParse, NegativeValuesParseForTheCallerToReject) {
   ParsedQuantity q = ParseQuantity("-1TiB", Dimension::kBytes);
   ASSERT_TRUE(q.value.has_value());
   EXPECT_EQ(*q.value, -1099511627776.0);
+}
+
+// DISABLED: strtod accepts "nan" and "inf", so "nanGiB" parses as a NaN size
+// (and "inf" / "nan" as counts); NaN then passes the "> 0" check in
+// YamlView::Quantity, so `memory: nanGiB` or `tokens: inf` load.
+TEST(QuantityParse, RejectsNonFiniteNumbers) {
+  for (const char* t : {"nanGiB", "infGiB"})
+    EXPECT_FALSE(ParseQuantity(t, Dimension::kBytes).value.has_value()) << t;
+  for (const char* t : {"nan", "inf", "infM"})
+    EXPECT_FALSE(ParseQuantity(t, Dimension::kCount).value.has_value()) << t;
 }
 
 }  // namespace
