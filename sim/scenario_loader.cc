@@ -48,22 +48,27 @@ void ApplyOverride(YAML::Node root, const std::string& flag, YamlSource& source)
   source.overrides[key] = where;
 }
 
-ModelSpec ResolveModel(const YamlView& v) {
-  if (v.IsMap()) return ParseModel(v, "inline model");
+// An inline mapping, or the name of a bundled catalog file parsed with
+// `parse` (errors inside it point at that file).
+template <class Spec>
+Spec Resolve(const YamlView& v, const char* what, std::string (*path_of)(const std::string&),
+             std::vector<std::string> (*bundled)(),
+             Spec (*parse)(const YamlView&, const std::string&)) {
+  if (v.IsMap()) return parse(v, std::string("inline ") + what);
   std::string name = v.Str();
-  if (!std::filesystem::exists(ModelPath(name)))
-    v.Fail("unknown model \"" + name + "\"" + SuggestionSuffix(name, BundledModels()));
-  auto src = std::make_shared<YamlSource>(YamlSource{ModelPath(name), {}});
-  return ParseModel(YamlView(LoadYamlFile(ModelPath(name)), "", src), name);
+  const std::string path = path_of(name);
+  if (!std::filesystem::exists(path))
+    v.Fail("unknown " + std::string(what) + " \"" + name + "\"" + SuggestionSuffix(name, bundled()));
+  auto src = std::make_shared<YamlSource>(YamlSource{path, {}});
+  return parse(YamlView(LoadYamlFile(path), "", src), name);
+}
+
+ModelSpec ResolveModel(const YamlView& v) {
+  return Resolve<ModelSpec>(v, "model", ModelPath, BundledModels, ParseModel);
 }
 
 NodeSpec ResolveNode(const YamlView& v) {
-  if (v.IsMap()) return ParseNode(v, "inline node");
-  std::string name = v.Str();
-  if (!std::filesystem::exists(NodePath(name)))
-    v.Fail("unknown node topology \"" + name + "\"" + SuggestionSuffix(name, BundledNodes()));
-  auto src = std::make_shared<YamlSource>(YamlSource{NodePath(name), {}});
-  return ParseNode(YamlView(LoadYamlFile(NodePath(name)), "", src), name);
+  return Resolve<NodeSpec>(v, "node topology", NodePath, BundledNodes, ParseNode);
 }
 
 ClusterSpec ParseCluster(const YamlView& v) {
