@@ -20,12 +20,11 @@ Seconds& Slot(Breakdown& b, preflight::Category c) {
   }
 }
 
-bool Involves(const preflight::Task& t, uint32_t gpu) {
-  if (t.has_collective())
-    return std::find(t.collective().gpus().begin(), t.collective().gpus().end(), gpu) !=
-           t.collective().gpus().end();
-  if (t.has_transfer()) return t.transfer().src_gpu() == gpu || t.transfer().dst_gpu() == gpu;
-  return false;
+// The GPUs a communication task involves (lane 0, as listed in the task).
+std::vector<uint32_t> Participants(const preflight::Task& t) {
+  if (t.has_collective()) return {t.collective().gpus().begin(), t.collective().gpus().end()};
+  if (t.has_transfer()) return {t.transfer().src_gpu(), t.transfer().dst_gpu()};
+  return {};
 }
 
 // Charges the wait [from, to) to communication task `c` (what part of it the
@@ -45,8 +44,13 @@ Breakdown AccountTime(const preflight::Workload& w, const TaskTimes& t, bool pip
   const int n = w.tasks_size();
   std::unordered_map<uint32_t, std::vector<int>> by_gpu;
   for (uint32_t g : w.workers()) by_gpu[g];
-  for (int i = 0; i < n; ++i)
-    if (w.tasks(i).has_compute()) by_gpu[w.tasks(i).compute().gpu()].push_back(i);
+  std::unordered_map<uint32_t, std::vector<int>> comm_by_gpu;
+  for (int i = 0; i < n; ++i) {
+    const preflight::Task& task = w.tasks(i);
+    if (task.has_compute()) by_gpu[task.compute().gpu()].push_back(i);
+    if (IsComm(task.category()))
+      for (uint32_t g : Participants(task)) comm_by_gpu[g].push_back(i);
+  }
 
   Breakdown total;
   for (auto& [gpu, tasks] : by_gpu) {
@@ -73,10 +77,8 @@ Breakdown AccountTime(const preflight::Workload& w, const TaskTimes& t, bool pip
     double tail = t.makespan_s - prev_end;
     if (tail > 0) {
       int last = -1;
-      for (int i = 0; i < n; ++i)
-        if (IsComm(w.tasks(i).category()) && t.end_s[i] > prev_end && Involves(w.tasks(i), gpu) &&
-            (last < 0 || t.end_s[i] > t.end_s[last]))
-          last = i;
+      for (int i : comm_by_gpu[gpu])
+        if (t.end_s[i] > prev_end && (last < 0 || t.end_s[i] > t.end_s[last])) last = i;
       if (last >= 0) {
         double covered_to = std::min(t.end_s[last], t.makespan_s);
         ChargeWait(b, w.tasks(last), t.start_s[last], prev_end, covered_to, pipelined);
