@@ -43,12 +43,21 @@ FlopsPerSecond PeakFlops(const GpuSpec& g, Precision p) {
   return g.peak_bf16;
 }
 
-double GemmEfficiency(const GpuSpec& g) { return g.gemm_efficiency.value_or(kDefaultGemmEfficiency); }
+double GemmEfficiency(const GpuSpec& g, Precision p) {
+  const double bf16 = g.gemm_efficiency.value_or(kDefaultGemmEfficiency);
+  if (p != Precision::kFp8) return bf16;
+  // Without an fp8 measurement, scale by the only measured fp8/bf16 ratio
+  // (H100-SXM, gemm_achievable.csv: 0.709 / 0.803).
+  return g.gemm_efficiency_fp8.value_or(bf16 * 0.709 / 0.803);
+}
 
 Seconds OpTime(const Op& op, const GpuSpec& g, Precision p) {
-  double eff = GemmEfficiency(g);
+  // FP8 recipes (Transformer Engine) run the linear layers in fp8 and keep
+  // attention in bf16.
+  const Precision kernel = op.kind == OpKind::kAttention && p == Precision::kFp8 ? Precision::kBf16 : p;
+  double eff = GemmEfficiency(g, kernel);
   if (op.kind == OpKind::kAttention) eff *= kAttentionVsGemm;
-  double compute = op.flops.value() / (eff * PeakFlops(g, p).value());
+  double compute = op.flops.value() / (eff * PeakFlops(g, kernel).value());
   double memory = op.bytes.value() / (kHbmEfficiency * g.memory_bandwidth.value());
   return Seconds(kKernelOverheadS + std::max(compute, memory) / kTrainingKernelEfficiency);
 }

@@ -17,7 +17,7 @@ FlopsPerSecond PeakFlops(const GpuSpec& g, Precision p);
 // Fraction of peak a well-tuned large GEMM reaches on `g`: the measured
 // figure from gemm_achievable.csv when the catalog has one, else the mean of
 // the measured bf16 fractions.
-double GemmEfficiency(const GpuSpec& g);
+double GemmEfficiency(const GpuSpec& g, Precision p = Precision::kBf16);
 
 // Seconds one kernel takes.
 Seconds OpTime(const Op& op, const GpuSpec& g, Precision p);

@@ -32,13 +32,13 @@ double AdapterParamsPerLayer(const ModelSpec& m, int rank) {
 // generalised to GQA and SwiGLU: 10 sbh replicated + sharded terms).
 double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp) {
   const double s = t.seq_len, b = t.micro_batch, h = m.hidden, f = m.ffn;
-  const double kv = double(m.kv_heads) * m.head_dim();
+  const double kv_rank = KvDimPerRank(m, tp);
   const double sb = s * b;
   if (t.recompute == Recompute::kFull) return 2 * sb * h;  // the layer input only
   double replicated = 10 * sb * h;  // 2 norms' inputs, QKV and MLP inputs, 2 dropout masks
   double up = m.ffn_kind == FfnKind::kSwiglu ? 2 * f : f;
-  double sharded = 2 * sb * (h + 2 * kv)  // Q, K, V
-                   + 2 * sb * h           // projection input
+  double sharded = 2 * sb * (h + 2 * kv_rank * tp)  // Q, K, V
+                   + 2 * sb * h                     // projection input
                    + 2 * sb * up + 2 * sb * f;  // MLP-up output, activation output
   double scores = 0;
   if (t.attention == Attention::kUnfused && t.recompute == Recompute::kNone)
@@ -92,8 +92,8 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
   r.activations = Bytes(act);
   if (last)  // bf16 logits + fp32 softmax/gradient over the vocabulary shard
     r.logits = Bytes(double(t.micro_batch) * t.seq_len * m.vocab / p.tp * (2 + 4));
-  if (p.zero >= 3)  // the layer being computed and the prefetched one, plus its gradients
-    r.zero_buffers = Bytes(3 * pc.per_layer / p.tp * kWeightBytes);
+  if (p.zero >= 3 && p.dp > 1)  // the layer being computed, the prefetched one, its gradients
+    r.zero_buffers = Bytes(pc.per_layer / p.tp * (2 * LayerWeightBytes(t.method) + kGradBytes));
 
   double live = (r.weights + r.gradients + r.optimizer + r.activations + r.logits +
                  r.zero_buffers).value();
@@ -105,6 +105,8 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
 }
 
 }  // namespace
+
+double LayerWeightBytes(Method m) { return m == Method::kQlora ? kNf4Bytes : kWeightBytes; }
 
 double TrainableParams(const Scenario& s) {
   if (s.training.method == Method::kFull) return CountParams(s.model).total(s.model.layers);

@@ -41,6 +41,10 @@ struct FitSuggestion {
 // most conservative first. Empty when the scenario already fits.
 std::vector<FitSuggestion> SuggestFits(const Scenario& s);
 
+// Bytes per parameter of the (frozen or trained) transformer-layer weights:
+// 2 (bf16/fp16), or 4.127 bits for QLoRA's NF4 base.
+double LayerWeightBytes(Method m);
+
 // Trainable parameters (all for full training, adapters for LoRA/QLoRA).
 double TrainableParams(const Scenario& s);
 

@@ -1,5 +1,7 @@
 #include "sim/model_math.h"
 
+#include <algorithm>
+
 namespace pf {
 namespace {
 
@@ -19,9 +21,9 @@ Op Memory(std::string name, double bytes) {
 // The forward GEMMs of one block on one TP rank (Megatron column/row split:
 // QKV and MLP-up split by columns, projection and MLP-down by rows).
 std::vector<Op> LayerGemms(const ModelSpec& m, double tokens, int tp, double e) {
-  const double h = m.hidden, kv = KvDim(m), f = m.ffn;
+  const double h = m.hidden, kv_rank = KvDimPerRank(m, tp), f = m.ffn;
   const double up = m.ffn_kind == FfnKind::kSwiglu ? 2 * f : f;
-  return {Gemm("qkv", tokens, h, (h + 2 * kv) / tp, e), Gemm("attn_proj", tokens, h / tp, h, e),
+  return {Gemm("qkv", tokens, h, h / tp + 2 * kv_rank, e), Gemm("attn_proj", tokens, h / tp, h, e),
           Gemm("mlp_up", tokens, h, up / tp, e), Gemm("mlp_down", tokens, f / tp, h, e)};
 }
 
@@ -34,6 +36,10 @@ double AdapterFlopsPerToken(const ModelSpec& m, int rank, int tp) {
 }
 
 }  // namespace
+
+double KvDimPerRank(const ModelSpec& m, int tp) {
+  return std::max(1.0, double(m.kv_heads) / tp) * m.head_dim();
+}
 
 double ActivationBytes(Precision) {
   // bf16/fp16 activations; FP8 recipes (Transformer Engine) keep activations
@@ -109,7 +115,7 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass
     // FlashAttention (Dao 2022): causal kernels skip the masked half; the
     // backward runs 5 matmuls to the forward's 2 (2.5x).
     double fwd = 0.5 * 4 * b * s * s * h / tp;
-    double qkvo = e * tokens * (2 * h + 2 * KvDim(m)) / tp;
+    double qkvo = e * tokens * (2 * h / tp + 2 * KvDimPerRank(m, tp));
     ops.push_back({bwd ? "flash_attn_bwd" : "flash_attn", OpKind::kAttention,
                    Flops(bwd ? 2.5 * fwd : fwd), Bytes(mem_factor * qkvo)});
   } else {

@@ -63,6 +63,10 @@ std::vector<Op> HeadOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass 
 // precision: what a pipeline stage sends and what a TP all-reduce carries.
 Bytes HiddenStateBytes(const ModelSpec& m, const TrainingSpec& t);
 
+// Key/value projection width held by one TP rank: kv_heads / tp heads, or one
+// whole (replicated) head when tp exceeds the KV heads (Megatron GQA).
+double KvDimPerRank(const ModelSpec& m, int tp);
+
 // Bytes per element of activations and weights in the training precision.
 double ActivationBytes(Precision p);
 

@@ -26,7 +26,10 @@ sg::NetZone* BuildNode(sg::NetZone* cluster, const Scenario& s, int k, Platform&
   *gateway = gw;
 
   const double intra_eff = n.intra_kind == IntraKind::kNvswitch ? NvlinkEfficiency() : PcieEfficiency();
-  const double pcie_bw = n.host_link_bandwidth.value() * PcieEfficiency();
+  // On PCIe nodes the interconnect is the GPU's own PCIe link, which also
+  // carries its host and NIC traffic.
+  const double pcie_bw = (n.intra_kind == IntraKind::kPcie ? n.intra_bandwidth : n.host_link_bandwidth)
+                             .value() * PcieEfficiency();
   std::vector<sg::Host*> hosts;
   std::vector<sg::Link*> intra_out, intra_in, pcie_out, pcie_in, nic_out, nic_in;
   for (int i = 0; i < g; ++i) {

@@ -76,7 +76,8 @@ ClusterSpec ParseCluster(const YamlView& v) {
   ClusterSpec c;
   c.node = ResolveNode(v.Get("node"));
   c.nodes = v.Get("nodes").Int(1, 1 << 20);
-  if (v.Has("gpus_per_node")) c.node.gpus_per_node = v.Get("gpus_per_node").Int(1, 1024);
+  if (v.Has("gpus_per_node"))  // fewer GPUs of the same box, never more
+    c.node.gpus_per_node = v.Get("gpus_per_node").Int(1, c.node.gpus_per_node);
   return c;
 }
 
@@ -145,6 +146,9 @@ void Validate(Scenario& s, const YamlView& root) {
     par.Get("zero").Fail("ZeRO stage " + Str(p.zero) +
                          " shards gradients across micro-batches and cannot be combined with "
                          "pipeline parallelism (pp = " + Str(p.pp) + "); use zero: 0 or 1");
+  if (p.zero >= 2 && !p.dp_overlap)
+    par.Get("dp_overlap").Fail("false cannot be combined with ZeRO stage " + Str(p.zero) +
+                               ", which reduces gradients during every backward");
   YamlView tr = root.Get("training");
   const TrainingSpec& t = s.training;
   if (t.global_batch % (t.micro_batch * p.dp) != 0)

@@ -40,7 +40,8 @@ struct GpuSpec {
   BytesPerSecond nvlink_bidir;  // 0 without NVLink
   int pcie_gen = 0;
   int sms = 0;
-  std::optional<double> gemm_efficiency;  // measured best-GEMM fraction of peak
+  std::optional<double> gemm_efficiency;      // measured best bf16/fp16 GEMM fraction of peak
+  std::optional<double> gemm_efficiency_fp8;  // the same for fp8
 };
 
 enum class IntraKind { kNvswitch, kPcie };

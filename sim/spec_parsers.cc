@@ -44,7 +44,7 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
 
 GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
   v.ExpectKeys({"peak", "memory", "memory_bandwidth", "nvlink", "pcie_gen", "sms",
-                "gemm_efficiency", "source", "notes"});
+                "gemm_efficiency", "gemm_efficiency_fp8", "source", "notes"});
   GpuSpec g;
   g.name = name;
   YamlView peak = v.Get("peak");
@@ -61,10 +61,11 @@ GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
   if (v.Has("nvlink")) g.nvlink_bidir = v.Get("nvlink").AsBandwidth();
   g.pcie_gen = v.Get("pcie_gen").Int(1, 7);
   g.sms = v.Get("sms").Int(1, 100000);
-  if (v.Has("gemm_efficiency")) {
-    double e = v.Get("gemm_efficiency").Number();
-    if (e <= 0 || e > 1) v.Get("gemm_efficiency").Fail("must be in (0, 1]");
-    g.gemm_efficiency = e;
+  for (const char* key : {"gemm_efficiency", "gemm_efficiency_fp8"}) {
+    if (!v.Has(key)) continue;
+    double e = v.Get(key).Number();
+    if (e <= 0 || e > 1) v.Get(key).Fail("\"" + v.Get(key).Str() + "\" must be in (0, 1]");
+    (std::string(key) == "gemm_efficiency" ? g.gemm_efficiency : g.gemm_efficiency_fp8) = e;
   }
   return g;
 }

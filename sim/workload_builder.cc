@@ -51,6 +51,7 @@ class GraphBuilder {
     int tp_fwd = 0, tp_bwd = 0;  // TP all-reduces per micro-batch
     double params = 0;           // trainable parameters per TP rank
     double weights = 0;          // all parameters per TP rank
+    double layer_weights = 0;    // one layer's parameters per TP rank
   };
   StageCost Cost(int stage) const;
 
@@ -138,15 +139,16 @@ GraphBuilder::StageCost GraphBuilder::Cost(int stage) const {
   } else if (t.recompute == Recompute::kSelective) {
     std::vector<Op> attention;
     for (const Op& op : fwd_ops)
-      if (op.kind == OpKind::kAttention || op.name.rfind("attn_", 0) == 0 ||
-          op.name == "softmax_dropout")
+      if (op.kind == OpKind::kAttention || op.name == "attn_scores" ||
+          op.name == "attn_values" || op.name == "softmax_dropout")
         attention.push_back(op);
     c.bwd_layer = c.bwd_layer + Measure(attention, s_);
   }
   c.fwd = c.fwd_layer * c.layers;
   c.bwd = c.bwd_layer * c.layers;
   const ParamCount pc = CountParams(m);
-  c.weights = pc.per_layer * c.layers / p_.tp;
+  c.layer_weights = pc.per_layer / p_.tp;
+  c.weights = c.layer_weights * c.layers;
   if (stage == 0) {
     c.fwd = c.fwd + Measure(EmbeddingOps(m, t, p_.tp, Pass::kForward), s_);
     c.bwd = c.bwd + Measure(EmbeddingOps(m, t, p_.tp, Pass::kBackward), s_);
@@ -161,9 +163,11 @@ GraphBuilder::StageCost GraphBuilder::Cost(int stage) const {
   if (p_.tp > 1) {
     // Megatron: an all-reduce after attention and after the MLP, forward and
     // backward (the f/g operators); recompute repeats the forward ones; the
-    // vocabulary-parallel embedding adds one on the first stage.
+    // vocabulary-parallel embedding adds one on the first stage and the LM
+    // head one in backward on the last.
     c.tp_fwd = 2 * c.layers + (stage == 0 ? 1 : 0);
-    c.tp_bwd = 2 * c.layers + (t.recompute == Recompute::kFull ? 2 * c.layers : 0);
+    c.tp_bwd = 2 * c.layers + (t.recompute == Recompute::kFull ? 2 * c.layers : 0) +
+               (stage == p_.pp - 1 ? 1 : 0);  // the column-parallel LM head's input gradient
   }
   return c;
 }
@@ -202,8 +206,9 @@ preflight::Workload GraphBuilder::Build() {
     // Shared collectives of this stage (deps wired from every worker below).
     const auto dp_kind = p_.zero >= 1 ? preflight::REDUCE_SCATTER : preflight::ALL_REDUCE;
     std::vector<std::vector<int>> gather_f(M), gather_b(M), scatter(M);
+    std::vector<int> gather_chain;  // ZeRO-3 gathers in the order compute uses them
     if (zero3) {
-      double layer_bytes = c.weights / c.layers * kCommBytesPerParam;
+      double layer_bytes = c.layer_weights * LayerWeightBytes(t.method);
       int prev_ag = -1, prev_rs = -1;
       for (int mb = 0; mb < M; ++mb) {
         for (int j = 0; j < c.layers; ++j) {
@@ -211,12 +216,14 @@ preflight::Workload GraphBuilder::Build() {
                                             preflight::ALL_GATHER, dp_group, layer_bytes, 1, p_.tp));
           Dep(gather_f[mb].back(), prev_ag);
           prev_ag = gather_f[mb].back();
+          gather_chain.push_back(prev_ag);
         }
         for (int j = 0; j < c.layers; ++j) {
           gather_b[mb].push_back(Collective("zero3_gather_bwd", preflight::DP_COMM,
                                             preflight::ALL_GATHER, dp_group, layer_bytes, 1, p_.tp));
           Dep(gather_b[mb].back(), prev_ag);
           prev_ag = gather_b[mb].back();
+          gather_chain.push_back(prev_ag);
           scatter[mb].push_back(Collective("zero3_reduce_scatter", preflight::DP_COMM,
                                            preflight::REDUCE_SCATTER, dp_group,
                                            c.params / c.layers * kCommBytesPerParam, 1, p_.tp));
@@ -241,6 +248,7 @@ preflight::Workload GraphBuilder::Build() {
       const int gpu = GpuIndex(p_, 0, d, st);
       const std::vector<int> tp_group = TpGroup(d, st);
       int last = -1;  // the previous blocking task on this GPU
+      size_t segment = 0;  // compute segments so far, in gather_chain order
       for (const PipeOp& op : OneFOneBOrder(st, p_.pp, M)) {
         const int mb = op.micro_batch;
         const int segs = op.forward ? fseg : bseg(mb);
@@ -251,12 +259,18 @@ preflight::Workload GraphBuilder::Build() {
           int task = Compute(gpu, tag, work * (1.0 / segs));
           Dep(task, last);
           if (j == 0) (op.forward ? fwd_in : bwd_in)[st][d][mb] = task;
-          if (zero3) Dep(task, (op.forward ? gather_f : gather_b)[mb][j]);
+          if (zero3) {
+            Dep(task, (op.forward ? gather_f : gather_b)[mb][j]);
+            // One layer of prefetch (FSDP's default): the gather two layers
+            // ahead waits until this layer's compute is done.
+            if (segment + 2 < gather_chain.size()) Dep(gather_chain[segment + 2], task);
+            ++segment;
+          }
           last = task;
-          if (tp_count > 0) {
+          const int tp_here = tp_count / segs + (j < tp_count % segs ? 1 : 0);
+          if (tp_here > 0) {
             int tp = Collective(std::string("tp_") + tag, preflight::TP_COMM,
-                                preflight::ALL_REDUCE, tp_group, hidden_bytes,
-                                std::max(1, tp_count / segs), 1);
+                                preflight::ALL_REDUCE, tp_group, hidden_bytes, tp_here, 1);
             Dep(tp, task);
             last = tp;
           }

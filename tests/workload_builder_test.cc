@@ -1,0 +1,116 @@
+// The task graph: its size and shape follow the parallel layout, and the
+// fixes found in review stay fixed (selective recompute, ZeRO-3 prefetch,
+// fp8 efficiency, TP collective counts).
+#include <gtest/gtest.h>
+
+#include "sim/compute_model.h"
+#include "sim/engine.h"
+#include "sim/error.h"
+#include "sim/scenario_loader.h"
+#include "sim/workload_builder.h"
+
+namespace pf {
+namespace {
+
+const std::string kRoot = PREFLIGHT_SOURCE_DIR;
+
+int Count(const preflight::Workload& w, const std::string& name) {
+  int n = 0;
+  for (const auto& t : w.tasks()) n += t.name() == name;
+  return n;
+}
+
+double TpCollectives(const preflight::Workload& w) {
+  double n = 0;
+  for (const auto& t : w.tasks())
+    if (t.category() == preflight::TP_COMM) n += t.collective().count();
+  return n;
+}
+
+TEST(Workload, OneForwardAndBackwardPerMicroBatchPerStage) {
+  Scenario s = LoadScenario(kRoot + "/scenarios/gpt3_175b_1024xA100.yaml");
+  preflight::Workload w = BuildWorkload(s);
+  const int M = s.training.micro_batches_per_step(s.parallel.dp);  // 192
+  const int workers = s.parallel.pp * s.parallel.dp;                // 128
+  EXPECT_EQ(w.workers_size(), workers);
+  EXPECT_EQ(Count(w, "fwd"), workers * M);
+  EXPECT_EQ(Count(w, "optimizer"), workers);
+  // Activations forward and gradients backward across each stage boundary.
+  EXPECT_EQ(Count(w, "pp_send_act"), (s.parallel.pp - 1) * s.parallel.dp * M);
+  EXPECT_EQ(Count(w, "pp_send_grad"), (s.parallel.pp - 1) * s.parallel.dp * M);
+  // Megatron: 2 all-reduces per layer forward, 2 backward, 2 more for the
+  // recompute, + the embedding (first stage) and LM head (last stage).
+  const double layers = s.model.layers;
+  EXPECT_EQ(TpCollectives(w), s.parallel.dp * M * (6 * layers + 2));
+}
+
+TEST(Workload, ZeroThreeGathersEveryLayerAndPrefetchesOneAhead) {
+  Scenario s = LoadScenario(kRoot + "/scenarios/foundry_mpt7b_8xA100.yaml");
+  preflight::Workload w = BuildWorkload(s);
+  const int M = s.training.micro_batches_per_step(s.parallel.dp);
+  EXPECT_EQ(Count(w, "zero3_gather_fwd"), M * s.model.layers);
+  EXPECT_EQ(Count(w, "zero3_reduce_scatter"), M * s.model.layers);
+  TaskTimes t = RunWorkload(s, w);
+  // Gather k+2 never starts before GPU 0's compute segment k has ended.
+  std::vector<int> gathers, computes;
+  for (int i = 0; i < w.tasks_size(); ++i) {
+    const auto& task = w.tasks(i);
+    if (task.name() == "zero3_gather_fwd" || task.name() == "zero3_gather_bwd") gathers.push_back(i);
+    if (task.has_compute() && task.compute().gpu() == 0 && task.category() == preflight::COMPUTE)
+      computes.push_back(i);
+  }
+  ASSERT_EQ(gathers.size(), computes.size());
+  for (size_t k = 0; k + 2 < gathers.size(); ++k)
+    EXPECT_GE(t.start_s[gathers[k + 2]], t.end_s[computes[k]] - 1e-12) << k;
+}
+
+TEST(Workload, SelectiveRecomputeRepeatsOnlyTheAttentionCore) {
+  const std::string file = kRoot + "/scenarios/megatron_1p7b_32xA100.yaml";
+  auto backward = [&](const char* recompute) {
+    Scenario s = LoadScenario(file, {std::string("training.recompute=") + recompute});
+    const preflight::Workload w = BuildWorkload(s);
+    for (const auto& t : w.tasks())
+      if (t.name() == "bwd") return t.compute().duration_s();
+    return 0.0;
+  };
+  const double none = backward("none"), selective = backward("selective"), full = backward("full");
+  EXPECT_GT(selective, none);
+  EXPECT_LT(selective - none, 0.5 * (full - none));  // the attention core, not the whole layer
+}
+
+TEST(Workload, Fp8UsesTheMeasuredFp8GemmFraction) {
+  Scenario s = LoadScenario(kRoot + "/scenarios/foundry_mpt7b_8xA100.yaml",
+                            {"cluster.node=h100-sxm-8x", "training.precision=fp8"});
+  EXPECT_DOUBLE_EQ(GemmEfficiency(s.cluster.node.gpu, Precision::kFp8), 0.709);
+  EXPECT_DOUBLE_EQ(GemmEfficiency(s.cluster.node.gpu, Precision::kBf16), 0.803);
+  // A GEMM-bound kernel gains 2 x 0.709/0.803 = 1.77x from fp8, attention nothing.
+  Op gemm{"g", OpKind::kGemm, Flops(1e15), Bytes(0)};
+  Op attention{"a", OpKind::kAttention, Flops(1e15), Bytes(0)};
+  const GpuSpec& g = s.cluster.node.gpu;
+  EXPECT_NEAR(OpTime(gemm, g, Precision::kBf16) / OpTime(gemm, g, Precision::kFp8), 2 * 0.709 / 0.803, 1e-3);
+  EXPECT_NEAR(OpTime(attention, g, Precision::kBf16) / OpTime(attention, g, Precision::kFp8), 1.0, 1e-9);
+}
+
+TEST(Workload, RejectsMoreGpusPerNodeThanTheBoxHas) {
+  try {
+    LoadScenario(kRoot + "/scenarios/70b_8xA800.yaml", {"cluster.gpus_per_node=16"});
+    FAIL() << "accepted 16 GPUs in an 8-GPU node";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--set cluster.gpus_per_node=16: cluster.gpus_per_node: 16 is out of range (must be between 1 and 8)"),
+              std::string::npos) << e.what();
+  }
+}
+
+TEST(Workload, RejectsZeroTwoWithoutOverlap) {
+  try {
+    LoadScenario(kRoot + "/scenarios/foundry_mpt7b_8xA100.yaml",
+                 {"parallel.zero=2", "parallel.dp_overlap=false"});
+    FAIL() << "accepted ZeRO-2 with dp_overlap false";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("parallel.dp_overlap: false cannot be combined with ZeRO stage 2"),
+              std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace pf
