@@ -53,6 +53,13 @@ double NicEfficiency() { return (0.96 + 0.848) / 2; }
 // 64 GB/s on H100 (PCIe 5.0) (gpus.csv notes): 0.81 and 0.80.
 double PcieEfficiency() { return (26.0 / 32 + 51.0 / 64) / 2; }
 
+// Fitted jointly with the training kernel efficiency (compute_model.cc)
+// over the ten reference rows; it matters only where collectives overlap
+// compute (DDP/FSDP/ZeRO buckets), i.e. the llm-foundry rows. Plausible on
+// its face: NCCL runs one thread block per channel, and 8-16 channels on
+// A100's 108 SMs is 7-15% of the GPU.
+double NcclComputeShare() { return 0.10; }
+
 double MessageSizePenalty(double message_bytes, int ranks) {
   // NCCL's ring moves message/ranks bytes per step, so efficiency follows the
   // per-step chunk: a message on `ranks` GPUs behaves like message x 8/ranks

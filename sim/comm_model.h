@@ -38,6 +38,11 @@ double NvlinkEfficiency();
 double NicEfficiency();
 double PcieEfficiency();
 
+// Fraction of a GPU's compute throughput that NCCL kernels take while a
+// data-parallel collective overlaps compute on it (NCCL runs one thread
+// block per channel on its own SMs and competes for HBM bandwidth).
+double NcclComputeShare();
+
 // Extra time factor (>= 1) for a collective of `message_bytes` over `ranks`
 // GPUs (1 for a point-to-point send): NCCL reaches its large-message
 // bandwidth only when each ring step moves a large chunk. Multiplies flow

@@ -42,6 +42,8 @@ class Runner {
     // others are skipped. Otherwise every lane is simulated.
     const NodeSpec& node = s.cluster.node;
     all_lanes_ = !(node.intra_kind == IntraKind::kNvswitch && node.nics >= node.gpus_per_node);
+    shadow_.resize(p.gpus.size());
+    active_dp_.assign(p.gpus.size(), 0);
   }
 
   TaskTimes Run() {
@@ -100,6 +102,7 @@ class Runner {
         for (const Flow& f : RingFlows(kind, lane, s_.cluster.node.gpus_per_node, c.size_bytes()))
           Send(i, f.src, f.dst, f.bytes * penalty * count);
       }
+      if (t.category() == preflight::DP_COMM && pending_[i] > 0) Shadow(i, group);
     } else if (t.has_transfer()) {
       const auto& x = t.transfer();
       const int lanes = all_lanes_ ? std::max<uint32_t>(1, x.lanes()) : 1;
@@ -110,7 +113,34 @@ class Runner {
     if (pending_[i] == 0) Finish(i);  // nothing to simulate (e.g. a group of one)
   }
 
+  // While a data-parallel collective runs on a GPU, NCCL's kernels take a
+  // share of that GPU's throughput: one bounded background Exec per GPU,
+  // resumed while any such collective is active there and suspended
+  // otherwise, which SimGrid's max-min sharing takes from concurrent compute.
+  void Shadow(int task, const std::vector<int>& gpus) {
+    const double share = NcclComputeShare();
+    if (share <= 0) return;
+    for (int g : gpus) {
+      if (active_dp_[g]++ > 0) continue;
+      if (!shadow_[g]) {
+        shadow_[g] = sg::Exec::init();
+        shadow_[g]->set_flops_amount(1e30);  // never finishes: suspended when idle
+        shadow_[g]->set_bound(share * p_.gpu_speed_flops);
+        shadow_[g]->set_host(Gpu(g));
+        shadow_[g]->start();
+      } else {
+        shadow_[g]->resume();
+      }
+    }
+    shadow_gpus_[task] = gpus;
+  }
+
   void Finish(int i) {
+    if (auto it = shadow_gpus_.find(i); it != shadow_gpus_.end()) {
+      for (int g : it->second)
+        if (--active_dp_[g] == 0) shadow_[g]->suspend();
+      shadow_gpus_.erase(it);
+    }
     times_.end_s[i] = sg::Engine::get_clock();
     times_.makespan_s = std::max(times_.makespan_s, times_.end_s[i]);
     for (int j : succ_[i])
@@ -141,6 +171,9 @@ class Runner {
   std::vector<std::vector<int>> succ_;
   std::unordered_map<sg::Activity*, Owned> owner_;
   std::vector<sg::ActivityPtr> graveyard_;
+  std::vector<sg::ExecPtr> shadow_;  // by GPU, created on first use
+  std::vector<int> active_dp_;        // DP collectives running on each GPU
+  std::unordered_map<int, std::vector<int>> shadow_gpus_;
   bool all_lanes_ = true;
   TaskTimes times_;
 };

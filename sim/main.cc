@@ -55,5 +55,8 @@ int main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     std::cerr << "simulate: " << e.what() << "\n";
     return 2;
+  } catch (const std::exception& e) {  // a bug in Preflight, not in the input
+    std::cerr << "simulate: internal error: " << e.what() << "\n";
+    return 3;
   }
 }

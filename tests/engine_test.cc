@@ -91,6 +91,18 @@ TEST(Engine, AllReduceAcrossNodesIsBoundByTheNics) {
   EXPECT_NEAR(t.makespan_s / expected, 1.0, 0.01);
 }
 
+TEST(Engine, ComputeOverlappingADataParallelCollectiveSlowsByNcclShare) {
+  Scenario s = Dgx(1);
+  preflight::Workload w = Empty(s);
+  AddCompute(w, 0, 1.0);                        // overlaps the collective below
+  AddAllReduce(w, {0, 1, 2, 3}, 512.0 * kGiB);  // ~3.5 s, far longer than 1 s
+  AddCompute(w, 2, 0.5, {1});                   // after it: full speed again
+  TaskTimes t = RunWorkload(s, w);
+  ASSERT_GT(t.end_s[1], 1.5);
+  EXPECT_NEAR(t.end_s[0], 1.0 / (1 - NcclComputeShare()), 1e-9);
+  EXPECT_NEAR(t.end_s[2] - t.start_s[2], 0.5, 1e-9);
+}
+
 TEST(Engine, RejectsAWorkloadForAnotherCluster) {
   Scenario s = Dgx(1);
   preflight::Workload w = Empty(s);
