@@ -138,6 +138,17 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass
                        mem_factor * (m.ffn_kind == FfnKind::kSwiglu ? 3 : 2) * act * e));
   ops.push_back(Memory("residual2", mem_factor * bsh * (3 * e + 1)));
 
+  if (t.precision == Precision::kFp8) {
+    // FP8 GEMMs take FP8 operands: Transformer Engine casts each GEMM's
+    // activation input (forward) and incoming gradient (backward) from bf16,
+    // reading 2 B and writing 1 B per element (Micikevicius et al. 2022, "FP8
+    // Formats for Deep Learning"; weights are cast once per step, ignored).
+    const double up = m.ffn_kind == FfnKind::kSwiglu ? 2 * f : f;
+    const double inputs = tokens * (h + h / tp + h + f / tp);                  // qkv, proj, up, down
+    const double grads = tokens * ((h / tp + 2 * KvDimPerRank(m, tp)) + h + up / tp + h);
+    ops.push_back(Memory("fp8_cast", 3.0 * (bwd ? grads : inputs)));
+  }
+
   if (t.method != Method::kFull) {
     double flops = AdapterFlopsPerToken(m, t.lora_rank, tp) * tokens * (bwd ? 2 : 1);
     ops.push_back({"lora_adapters", OpKind::kGemm, Flops(flops), Bytes(4 * e * bsh)});

@@ -6,6 +6,7 @@
 #include "sim/compute_model.h"
 #include "sim/engine.h"
 #include "sim/error.h"
+#include "sim/model_math.h"
 #include "sim/scenario_loader.h"
 #include "sim/workload_builder.h"
 
@@ -89,6 +90,18 @@ TEST(Workload, Fp8UsesTheMeasuredFp8GemmFraction) {
   const GpuSpec& g = s.cluster.node.gpu;
   EXPECT_NEAR(OpTime(gemm, g, Precision::kBf16) / OpTime(gemm, g, Precision::kFp8), 2 * 0.709 / 0.803, 1e-3);
   EXPECT_NEAR(OpTime(attention, g, Precision::kBf16) / OpTime(attention, g, Precision::kFp8), 1.0, 1e-9);
+  // FP8 layers pay for casting their GEMM inputs: 3 B per input element.
+  auto cast_bytes = [&](const Scenario& sc) {
+    for (const Op& op : LayerOps(sc.model, sc.training, 1, Pass::kForward, false))
+      if (op.name == "fp8_cast") return op.bytes.value();
+    return 0.0;
+  };
+  const double tokens = double(s.training.micro_batch) * s.training.seq_len;
+  const double h = s.model.hidden, f = s.model.ffn;
+  EXPECT_DOUBLE_EQ(cast_bytes(s), 3 * tokens * (3 * h + f));
+  Scenario bf16 = s;
+  bf16.training.precision = Precision::kBf16;
+  EXPECT_EQ(cast_bytes(bf16), 0.0);
 }
 
 TEST(Workload, RejectsMoreGpusPerNodeThanTheBoxHas) {
