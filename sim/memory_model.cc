@@ -80,10 +80,15 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
     r.optimizer = Bytes(adapters * kOptimizerBytes / (p.zero >= 1 ? dp : 1));
   }
 
-  // 1F1B: stage i holds the activations of pp - i micro-batches at peak.
+  // 1F1B: stage i holds the activations of its warm-up forwards + 1 at peak:
+  // pp - i micro-batches, or with vp model chunks (pp - i - 1) x 2 +
+  // (vp - 1) x pp + 1 chunk-micro-batches of layers / (pp x vp) layers each.
   const int micro_batches = t.micro_batches_per_step(p.dp);
-  const int in_flight = std::min(p.pp - stage, micro_batches);
-  double act = LayerActivationBytes(m, t, p.tp) * layers * in_flight;
+  const int chunk_layers = m.layers / (p.pp * p.vp);
+  const int in_flight = p.vp == 1 ? std::min(p.pp - stage, micro_batches)
+                                  : std::min((p.pp - stage - 1) * 2 + (p.vp - 1) * p.pp + 1,
+                                             micro_batches * p.vp);
+  double act = LayerActivationBytes(m, t, p.tp) * chunk_layers * in_flight;
   if (t.recompute == Recompute::kFull) {
     TrainingSpec no_recompute = t;
     no_recompute.recompute = Recompute::kNone;

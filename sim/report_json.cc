@@ -10,7 +10,7 @@ nlohmann::json ToJson(const Result& r) {
   j["scenario"] = {{"name", s.name}, {"file", s.file}, {"model", s.model.name},
                    {"node", s.cluster.node.name}, {"nodes", s.cluster.nodes},
                    {"gpus", s.cluster.gpus()},
-                   {"parallel", {{"tp", s.parallel.tp}, {"pp", s.parallel.pp},
+                   {"parallel", {{"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"vp", s.parallel.vp},
                                  {"dp", s.parallel.dp}, {"zero", s.parallel.zero}}}};
   j["memory"] = {{"per_gpu_bytes", m.total.value()}, {"capacity_bytes", m.capacity.value()},
                  {"fits", m.fits}, {"stage", m.stage},

@@ -40,7 +40,8 @@ void Header(std::string& o, const Scenario& s) {
                    s.cluster.nodes, n.name, s.cluster.gpus(), n.gpu.name,
                    n.intra_kind == IntraKind::kNvswitch ? "NVSwitch" : "PCIe",
                    n.intra_bandwidth.value() / 1e9, n.nics, n.nic_bandwidth.value() * 8 / 1e9);
-  o += fmt::format("  parallel   TP {} x PP {} x DP {}, ZeRO {}{}\n", p.tp, p.pp, p.dp, p.zero,
+  o += fmt::format("  parallel   TP {} x PP {}{} x DP {}, ZeRO {}{}\n", p.tp, p.pp,
+                   p.vp > 1 ? fmt::format(" ({} chunks per stage, interleaved)", p.vp) : "", p.dp, p.zero,
                    p.dp > 1 ? (p.dp_overlap ? ", gradient reduction overlapped" : ", gradient reduction after backward") : "");
   o += fmt::format("  training   {} {}, sequence {}, micro-batch {} x {} per step x DP {} = global batch {}, recompute {}, {} attention{}\n",
                    ToString(t.method), ToString(t.precision), t.seq_len, t.micro_batch,

@@ -132,6 +132,11 @@ void Validate(Scenario& s, const YamlView& root) {
                        ") must divide one another");
   if (m.layers % p.pp != 0)
     par.Get("pp").Fail(Str(p.pp) + " does not divide the layers (" + Str(m.layers) + ")");
+  if (p.vp > 1 && p.pp == 1)
+    par.Get("vp").Fail(Str(p.vp) + " model chunks need pipeline parallelism (pp = 1)");
+  if (m.layers % (p.pp * p.vp) != 0)
+    par.Get("vp").Fail("pp x vp = " + Str(p.pp) + " x " + Str(p.vp) + " = " + Str(p.pp * p.vp) +
+                       " does not divide the layers (" + Str(m.layers) + ")");
   if (!par.Has("dp")) {
     if (gpus % (p.tp * p.pp) != 0)
       par.Fail("tp x pp = " + Str(p.tp * p.pp) + " does not divide the " + Str(gpus) + " GPUs");
@@ -155,6 +160,10 @@ void Validate(Scenario& s, const YamlView& root) {
     tr.Get("global_batch").Fail(Str(t.global_batch) + " is not a multiple of micro_batch x dp = " +
                                 Str(t.micro_batch) + " x " + Str(p.dp) + " = " +
                                 Str(t.micro_batch * p.dp));
+  if (p.vp > 1 && t.micro_batches_per_step(p.dp) % p.pp != 0)
+    par.Get("vp").Fail("the interleaved schedule needs micro-batches per step (" +
+                       Str(t.micro_batches_per_step(p.dp)) + ") to be a multiple of pp (" +
+                       Str(p.pp) + ")");
   if (m.position == Position::kLearned && t.seq_len > m.max_seq)
     tr.Get("seq_len").Fail(Str(t.seq_len) + " exceeds the model's learned position table (" +
                            Str(m.max_seq) + ")");
@@ -182,9 +191,10 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   s.model = ResolveModel(root.Get("model"));
   s.cluster = ParseCluster(root.Get("cluster"));
   YamlView par = root.Get("parallel");
-  par.ExpectKeys({"tp", "pp", "dp", "zero", "dp_overlap"});
+  par.ExpectKeys({"tp", "pp", "vp", "dp", "zero", "dp_overlap"});
   s.parallel.tp = par.Has("tp") ? par.Get("tp").Int(1, 1 << 16) : 1;
   s.parallel.pp = par.Has("pp") ? par.Get("pp").Int(1, 1 << 16) : 1;
+  s.parallel.vp = par.Has("vp") ? par.Get("vp").Int(1, 1 << 10) : 1;
   if (par.Has("dp")) s.parallel.dp = par.Get("dp").Int(1, 1 << 24);
   s.parallel.zero = par.Has("zero") ? par.Get("zero").Int(0, 3) : 0;
   if (par.Has("dp_overlap")) s.parallel.dp_overlap = par.Get("dp_overlap").Bool();

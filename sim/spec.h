@@ -71,6 +71,7 @@ struct ClusterSpec {
 
 struct ParallelSpec {
   int tp = 1, pp = 1, dp = 1;
+  int vp = 1;    // model chunks per pipeline stage (interleaved 1F1B when > 1)
   int zero = 0;  // ZeRO stage 0..3 (3 = FSDP FULL_SHARD)
   // Data-parallel gradient reduction starts bucket by bucket during the
   // last backward (PyTorch DDP, FSDP, Megatron --overlap-grad-reduce) rather

@@ -53,7 +53,8 @@ class GraphBuilder {
     double weights = 0;          // all parameters per TP rank
     double layer_weights = 0;    // one layer's parameters per TP rank
   };
-  StageCost Cost(int stage) const;
+  // One virtual pipeline stage (model chunk): vstage = chunk x pp + stage.
+  StageCost Cost(int vstage) const;
 
   int Add(Task t) {
     tasks_.push_back(std::move(t));
@@ -125,12 +126,14 @@ std::vector<int> GraphBuilder::DpGroup(int stage) const {
   return g;
 }
 
-GraphBuilder::StageCost GraphBuilder::Cost(int stage) const {
+GraphBuilder::StageCost GraphBuilder::Cost(int vstage) const {
   const ModelSpec& m = s_.model;
   const TrainingSpec& t = s_.training;
   const bool frozen = t.method != Method::kFull;
+  const int vstages = p_.pp * p_.vp;
+  const bool first = vstage == 0, last = vstage == vstages - 1;
   StageCost c;
-  c.layers = m.layers / p_.pp;
+  c.layers = m.layers / vstages;
   std::vector<Op> fwd_ops = LayerOps(m, t, p_.tp, Pass::kForward, frozen);
   c.fwd_layer = Measure(fwd_ops, s_);
   c.bwd_layer = Measure(LayerOps(m, t, p_.tp, Pass::kBackward, frozen), s_);
@@ -149,25 +152,25 @@ GraphBuilder::StageCost GraphBuilder::Cost(int stage) const {
   const ParamCount pc = CountParams(m);
   c.layer_weights = pc.per_layer / p_.tp;
   c.weights = c.layer_weights * c.layers;
-  if (stage == 0) {
+  if (first) {
     c.fwd = c.fwd + Measure(EmbeddingOps(m, t, p_.tp, Pass::kForward), s_);
     c.bwd = c.bwd + Measure(EmbeddingOps(m, t, p_.tp, Pass::kBackward), s_);
     c.weights += pc.embedding / p_.tp;
   }
-  if (stage == p_.pp - 1) {
+  if (last) {
     c.fwd = c.fwd + Measure(HeadOps(m, t, p_.tp, Pass::kForward, frozen), s_);
     c.bwd = c.bwd + Measure(HeadOps(m, t, p_.tp, Pass::kBackward, frozen), s_);
     c.weights += (m.tied_embeddings && p_.pp > 1 ? pc.embedding : pc.lm_head) / p_.tp;
   }
-  c.params = frozen ? TrainableParams(s_) / p_.pp / p_.tp : c.weights;
+  c.params = frozen ? TrainableParams(s_) / vstages / p_.tp : c.weights;
   if (p_.tp > 1) {
     // Megatron: an all-reduce after attention and after the MLP, forward and
     // backward (the f/g operators); recompute repeats the forward ones; the
     // vocabulary-parallel embedding adds one on the first stage and the LM
     // head one in backward on the last.
-    c.tp_fwd = 2 * c.layers + (stage == 0 ? 1 : 0);
+    c.tp_fwd = 2 * c.layers + (first ? 1 : 0);
     c.tp_bwd = 2 * c.layers + (t.recompute == Recompute::kFull ? 2 * c.layers : 0) +
-               (stage == p_.pp - 1 ? 1 : 0);  // the column-parallel LM head's input gradient
+               (last ? 1 : 0);  // the column-parallel LM head's input gradient
   }
   return c;
 }
@@ -178,34 +181,43 @@ preflight::Workload GraphBuilder::Build() {
   const double hidden_bytes = HiddenStateBytes(s_.model, t).value();
   const bool zero3 = p_.zero == 3 && p_.dp > 1;
 
-  // Per stage, per micro-batch: the task whose end releases the next stage.
-  std::vector<std::vector<std::vector<int>>> fwd_out(p_.pp), bwd_out(p_.pp);
-  std::vector<std::vector<std::vector<int>>> fwd_in(p_.pp), bwd_in(p_.pp);
-  for (int st = 0; st < p_.pp; ++st) {
-    fwd_out[st].assign(p_.dp, std::vector<int>(M, -1));
-    bwd_out[st] = fwd_in[st] = bwd_in[st] = fwd_out[st];
+  // Per virtual stage, DP rank and micro-batch: the task whose end releases
+  // the next virtual stage (out) and the first task that needs it (in).
+  const int V = p_.vp, S = p_.pp * V;
+  std::vector<std::vector<std::vector<int>>> fwd_out(S), bwd_out(S), fwd_in(S), bwd_in(S);
+  for (int vs = 0; vs < S; ++vs) {
+    fwd_out[vs].assign(p_.dp, std::vector<int>(M, -1));
+    bwd_out[vs] = fwd_in[vs] = bwd_in[vs] = fwd_out[vs];
   }
 
   for (int st = 0; st < p_.pp; ++st) {
-    const StageCost c = Cost(st);
+    std::vector<StageCost> chunk(V);  // the model chunks this stage holds
+    double stage_params = 0;
+    for (int k = 0; k < V; ++k) {
+      chunk[k] = Cost(k * p_.pp + st);
+      stage_params += chunk[k].params;
+    }
+    const StageCost& c = chunk[0];  // ZeRO-3 implies pp = vp = 1
     const std::vector<int> dp_group = DpGroup(st);
     const bool reduce = p_.dp > 1;
-    // Segments: ZeRO-3 gathers per layer; DP buckets split the reducing
-    // backward so reduction overlaps it.
-    const double grad_bytes = c.params * kCommBytesPerParam;
-    const int buckets =
-        std::max(1, std::min(c.layers, int(std::ceil(grad_bytes / kBucketBytes))));
+    // Segments: ZeRO-3 gathers per layer; DP buckets split the backward that
+    // completes a chunk's gradients so their reduction overlaps it.
+    auto grad_bytes = [&](int k) { return chunk[k].params * kCommBytesPerParam; };
+    auto buckets = [&](int k) {
+      return std::max(1, std::min(chunk[k].layers, int(std::ceil(grad_bytes(k) / kBucketBytes))));
+    };
     auto reduces_in = [&](int mb) {
       if (!reduce || zero3) return false;
       if (p_.zero == 2) return true;
       return p_.dp_overlap && mb == M - 1;
     };
     const int fseg = zero3 ? c.layers : 1;
-    auto bseg = [&](int mb) { return zero3 ? c.layers : reduces_in(mb) ? buckets : 1; };
+    auto bseg = [&](int k, int mb) { return zero3 ? c.layers : reduces_in(mb) ? buckets(k) : 1; };
 
     // Shared collectives of this stage (deps wired from every worker below).
     const auto dp_kind = p_.zero >= 1 ? preflight::REDUCE_SCATTER : preflight::ALL_REDUCE;
-    std::vector<std::vector<int>> gather_f(M), gather_b(M), scatter(M);
+    std::vector<std::vector<int>> gather_f(M), gather_b(M);
+    std::vector<std::vector<std::vector<int>>> scatter(V, std::vector<std::vector<int>>(M));
     std::vector<int> gather_chain;  // ZeRO-3 gathers in the order compute uses them
     if (zero3) {
       double layer_bytes = c.layer_weights * LayerWeightBytes(t.method);
@@ -224,24 +236,25 @@ preflight::Workload GraphBuilder::Build() {
           Dep(gather_b[mb].back(), prev_ag);
           prev_ag = gather_b[mb].back();
           gather_chain.push_back(prev_ag);
-          scatter[mb].push_back(Collective("zero3_reduce_scatter", preflight::DP_COMM,
-                                           preflight::REDUCE_SCATTER, dp_group,
-                                           c.params / c.layers * kCommBytesPerParam, 1, p_.tp));
-          Dep(scatter[mb].back(), prev_rs);
-          prev_rs = scatter[mb].back();
+          scatter[0][mb].push_back(Collective("zero3_reduce_scatter", preflight::DP_COMM,
+                                              preflight::REDUCE_SCATTER, dp_group,
+                                              c.params / c.layers * kCommBytesPerParam, 1, p_.tp));
+          Dep(scatter[0][mb].back(), prev_rs);
+          prev_rs = scatter[0][mb].back();
         }
       }
     } else {
-      for (int mb = 0; mb < M; ++mb)
-        if (reduces_in(mb))
-          for (int k = 0; k < buckets; ++k)
-            scatter[mb].push_back(Collective("dp_grad_bucket", preflight::DP_COMM, dp_kind,
-                                             dp_group, grad_bytes / buckets, 1, p_.tp));
+      for (int k = 0; k < V; ++k)
+        for (int mb = 0; mb < M; ++mb)
+          if (reduces_in(mb))
+            for (int b = 0; b < buckets(k); ++b)
+              scatter[k][mb].push_back(Collective("dp_grad_bucket", preflight::DP_COMM, dp_kind,
+                                                  dp_group, grad_bytes(k) / buckets(k), 1, p_.tp));
     }
     int late_reduce = -1;  // reduction after the pipeline flush (no overlap)
     if (reduce && !zero3 && p_.zero < 2 && !p_.dp_overlap)
       late_reduce = Collective("dp_grad_reduce", preflight::DP_COMM, dp_kind, dp_group,
-                               grad_bytes, 1, p_.tp);
+                               stage_params * kCommBytesPerParam, 1, p_.tp);
 
     std::vector<int> optimizers;
     for (int d = 0; d < p_.dp; ++d) {
@@ -249,16 +262,17 @@ preflight::Workload GraphBuilder::Build() {
       const std::vector<int> tp_group = TpGroup(d, st);
       int last = -1;  // the previous blocking task on this GPU
       size_t segment = 0;  // compute segments so far, in gather_chain order
-      for (const PipeOp& op : OneFOneBOrder(st, p_.pp, M)) {
-        const int mb = op.micro_batch;
-        const int segs = op.forward ? fseg : bseg(mb);
-        const Work work = op.forward ? c.fwd : c.bwd;
-        const int tp_count = op.forward ? c.tp_fwd : c.tp_bwd;
+      for (const PipeOp& op : PipelineOrder(st, p_.pp, M, V)) {
+        const int mb = op.micro_batch, k = op.chunk, vs = k * p_.pp + st;
+        const StageCost& ck = chunk[k];
+        const int segs = op.forward ? fseg : bseg(k, mb);
+        const Work work = op.forward ? ck.fwd : ck.bwd;
+        const int tp_count = op.forward ? ck.tp_fwd : ck.tp_bwd;
         const char* tag = op.forward ? "fwd" : "bwd";
         for (int j = 0; j < segs; ++j) {
           int task = Compute(gpu, tag, work * (1.0 / segs));
           Dep(task, last);
-          if (j == 0) (op.forward ? fwd_in : bwd_in)[st][d][mb] = task;
+          if (j == 0) (op.forward ? fwd_in : bwd_in)[vs][d][mb] = task;
           if (zero3) {
             Dep(task, (op.forward ? gather_f : gather_b)[mb][j]);
             // One layer of prefetch (FSDP's default): the gather two layers
@@ -274,38 +288,41 @@ preflight::Workload GraphBuilder::Build() {
             Dep(tp, task);
             last = tp;
           }
-          if (!op.forward && !scatter[mb].empty()) Dep(scatter[mb][j], last);
+          if (!op.forward && !scatter[k][mb].empty()) Dep(scatter[k][mb][j], last);
         }
-        (op.forward ? fwd_out : bwd_out)[st][d][mb] = last;
+        (op.forward ? fwd_out : bwd_out)[vs][d][mb] = last;
       }
       if (late_reduce >= 0) Dep(late_reduce, last);
-      Work opt{OptimizerTime(c.params / (p_.zero >= 1 ? p_.dp : 1), s_.cluster.node.gpu).value(), 0};
+      Work opt{OptimizerTime(stage_params / (p_.zero >= 1 ? p_.dp : 1), s_.cluster.node.gpu).value(), 0};
       int o = Compute(gpu, "optimizer", opt, preflight::OPTIMIZER);
       Dep(o, last);
       Dep(o, late_reduce);
-      for (const auto& mb_tasks : scatter)
-        for (int x : mb_tasks) Dep(o, x);
+      for (const auto& per_chunk : scatter)
+        for (const auto& mb_tasks : per_chunk)
+          for (int x : mb_tasks) Dep(o, x);
       optimizers.push_back(o);
     }
     if (reduce && (p_.zero == 1 || p_.zero == 2)) {
       int ag = Collective("zero_param_gather", preflight::DP_COMM, preflight::ALL_GATHER,
-                          dp_group, c.params * kCommBytesPerParam, 1, p_.tp);
+                          dp_group, stage_params * kCommBytesPerParam, 1, p_.tp);
       for (int o : optimizers) Dep(ag, o);
     }
   }
 
-  // Pipeline sends: activations forward, gradients backward. Megatron's
-  // scatter-gather optimisation sends 1/tp of the tensor per TP rank.
-  for (int st = 0; st + 1 < p_.pp; ++st)
+  // Pipeline sends between consecutive virtual stages (the last stage's
+  // chunk k feeds the first stage's chunk k + 1): activations forward,
+  // gradients backward. Megatron's scatter-gather optimisation sends 1/tp of
+  // the tensor per TP rank.
+  for (int vs = 0; vs + 1 < S; ++vs)
     for (int d = 0; d < p_.dp; ++d)
       for (int mb = 0; mb < M; ++mb) {
-        int src = GpuIndex(p_, 0, d, st), dst = GpuIndex(p_, 0, d, st + 1);
+        int src = GpuIndex(p_, 0, d, vs % p_.pp), dst = GpuIndex(p_, 0, d, (vs + 1) % p_.pp);
         int f = Transfer("pp_send_act", src, dst, hidden_bytes / p_.tp);
-        Dep(f, fwd_out[st][d][mb]);
-        Dep(fwd_in[st + 1][d][mb], f);
+        Dep(f, fwd_out[vs][d][mb]);
+        Dep(fwd_in[vs + 1][d][mb], f);
         int b = Transfer("pp_send_grad", dst, src, hidden_bytes / p_.tp);
-        Dep(b, bwd_out[st + 1][d][mb]);
-        Dep(bwd_in[st][d][mb], b);
+        Dep(b, bwd_out[vs + 1][d][mb]);
+        Dep(bwd_in[vs][d][mb], b);
       }
 
   // Topological order (Kahn); a cycle would be a bug in this builder.

@@ -9,6 +9,10 @@
 #include "sim/model_math.h"
 #include "sim/scenario_loader.h"
 #include "sim/workload_builder.h"
+#include "sim/accounting.h"
+#include "sim/schedule_1f1b.h"
+
+#include <map>
 
 namespace pf {
 namespace {
@@ -121,6 +125,60 @@ TEST(Workload, RejectsZeroTwoWithoutOverlap) {
     FAIL() << "accepted ZeRO-2 with dp_overlap false";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("parallel.dp_overlap: false cannot be combined with ZeRO stage 2"),
+              std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace pf
+
+namespace pf {
+namespace {
+
+TEST(Schedule, InterleavedRunsEveryChunkOfEveryMicroBatchOnceEachWay) {
+  const int stages = 4, M = 8, V = 3;
+  for (int st = 0; st < stages; ++st) {
+    std::vector<PipeOp> order = PipelineOrder(st, stages, M, V);
+    ASSERT_EQ(order.size(), size_t(2 * M * V));
+    std::map<std::pair<int, int>, int> fwd_at, bwd_at;
+    for (size_t i = 0; i < order.size(); ++i) {
+      auto key = std::make_pair(order[i].micro_batch, order[i].chunk);
+      auto& slot = order[i].forward ? fwd_at : bwd_at;
+      EXPECT_EQ(slot.count(key), 0u) << "stage " << st << " repeats a chunk";
+      slot[key] = int(i);
+    }
+    EXPECT_EQ(fwd_at.size(), size_t(M * V));
+    for (auto& [key, i] : bwd_at) EXPECT_LT(fwd_at[key], i);
+    // Megatron's warm-up: (stages - st - 1) x 2 + (V - 1) x stages forwards.
+    int warmup = 0;
+    while (order[warmup].forward) ++warmup;
+    EXPECT_EQ(warmup, (stages - st - 1) * 2 + (V - 1) * stages + 1);  // + the first steady forward
+  }
+}
+
+TEST(Schedule, InterleavingShrinksTheBubble) {
+  auto bubble = [](int vp) {
+    Scenario s = LoadScenario(kRoot + "/scenarios/megatron_39p1b_512xA100.yaml",
+                              {"cluster.nodes=4", "parallel.dp=2", "training.global_batch=16",
+                               "parallel.vp=" + std::to_string(vp)});
+    preflight::Workload w = BuildWorkload(s);
+    TaskTimes t = RunWorkload(s, w);
+    return AccountTime(w, t, true).bubble.value();
+  };
+  const double one = bubble(1), two = bubble(2);
+  EXPECT_LT(two, 0.75 * one);  // (p - 1) / (v m): about half
+}
+
+TEST(Schedule, InterleavingNeedsPipelineAndDivisibleMicroBatches) {
+  const std::string file = kRoot + "/scenarios/megatron_39p1b_512xA100.yaml";
+  EXPECT_THROW(LoadScenario(file, {"parallel.pp=1", "parallel.dp=64", "parallel.vp=2",
+                                   "training.global_batch=1536"}), InputError);
+  try {
+    LoadScenario(file, {"cluster.nodes=2", "parallel.dp=1", "training.global_batch=3",
+                        "parallel.vp=2"});
+    FAIL() << "accepted 3 micro-batches on 2 stages";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs micro-batches per step (3) to be a multiple of pp (2)"),
               std::string::npos) << e.what();
   }
 }
