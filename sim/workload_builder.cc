@@ -190,6 +190,9 @@ preflight::Workload GraphBuilder::Build() {
     bwd_out[vs] = fwd_in[vs] = bwd_in[vs] = fwd_out[vs];
   }
 
+  // Per stage and DP rank: the end of its backward work and its optimizer.
+  std::vector<std::vector<int>> stage_end(p_.pp, std::vector<int>(p_.dp, -1)), stage_opt = stage_end;
+
   for (int st = 0; st < p_.pp; ++st) {
     std::vector<StageCost> chunk(V);  // the model chunks this stage holds
     double stage_params = 0;
@@ -301,11 +304,27 @@ preflight::Workload GraphBuilder::Build() {
         for (const auto& mb_tasks : per_chunk)
           for (int x : mb_tasks) Dep(o, x);
       optimizers.push_back(o);
+      stage_end[st][d] = last;
+      stage_opt[st][d] = o;
     }
     if (reduce && (p_.zero == 1 || p_.zero == 2)) {
       int ag = Collective("zero_param_gather", preflight::DP_COMM, preflight::ALL_GATHER,
                           dp_group, stage_params * kCommBytesPerParam, 1, p_.tp);
       for (int o : optimizers) Dep(ag, o);
+    }
+  }
+
+  // Tied embeddings across a pipeline: the first and last stages hold a copy
+  // each and all-reduce its gradient before the optimizer (Megatron-LM).
+  if (s_.model.tied_embeddings && p_.pp > 1 && t.method == Method::kFull) {
+    const double bytes = double(s_.model.vocab) * s_.model.hidden / p_.tp * kCommBytesPerParam;
+    for (int d = 0; d < p_.dp; ++d) {
+      int x = Collective("embedding_grad_sync", preflight::DP_COMM, preflight::ALL_REDUCE,
+                         {GpuIndex(p_, 0, d, 0), GpuIndex(p_, 0, d, p_.pp - 1)}, bytes, 1, p_.tp);
+      Dep(x, stage_end[0][d]);
+      Dep(x, stage_end[p_.pp - 1][d]);
+      Dep(stage_opt[0][d], x);
+      Dep(stage_opt[p_.pp - 1][d], x);
     }
   }
 

@@ -40,6 +40,8 @@ TEST(Workload, OneForwardAndBackwardPerMicroBatchPerStage) {
   EXPECT_EQ(w.workers_size(), workers);
   EXPECT_EQ(Count(w, "fwd"), workers * M);
   EXPECT_EQ(Count(w, "optimizer"), workers);
+  // GPT-3 ties its embeddings: first and last stage sync them per DP rank.
+  EXPECT_EQ(Count(w, "embedding_grad_sync"), s.parallel.dp);
   // Activations forward and gradients backward across each stage boundary.
   EXPECT_EQ(Count(w, "pp_send_act"), (s.parallel.pp - 1) * s.parallel.dp * M);
   EXPECT_EQ(Count(w, "pp_send_grad"), (s.parallel.pp - 1) * s.parallel.dp * M);
