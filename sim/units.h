@@ -51,10 +51,4 @@ constexpr Flops operator*(FlopsPerSecond r, Seconds t) { return Flops(r.v * t.v)
 constexpr double kKilo = 1e3, kMega = 1e6, kGiga = 1e9, kTera = 1e12;
 constexpr double kKiB = 1024.0, kMiB = kKiB * 1024, kGiB = kMiB * 1024, kTiB = kGiB * 1024;
 
-inline constexpr Bytes GiB(double x) { return Bytes(x * kGiB); }
-inline constexpr Bytes GB(double x) { return Bytes(x * kGiga); }
-inline constexpr BytesPerSecond GBps(double x) { return BytesPerSecond(x * kGiga); }
-inline constexpr FlopsPerSecond TFlops(double x) { return FlopsPerSecond(x * kTera); }
-inline constexpr Seconds Micros(double x) { return Seconds(x * 1e-6); }
-
 }  // namespace pf
