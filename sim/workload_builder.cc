@@ -44,6 +44,17 @@ class GraphBuilder {
   preflight::Workload Build();
 
  private:
+  // Task ids that connect stages. Per virtual stage, DP rank and
+  // micro-batch: the task whose end releases the next virtual stage (out) and
+  // the first task that needs it (in). Per stage and DP rank: the end of its
+  // backward work and its optimizer step.
+  using PerMicroBatch = std::vector<std::vector<std::vector<int>>>;
+  struct Links {
+    PerMicroBatch fwd_out, bwd_out, fwd_in, bwd_in;
+    std::vector<std::vector<int>> stage_end, stage_opt;
+  };
+  // Compute, TP and DP tasks of pipeline stage `st` (all its DP ranks).
+  void BuildStage(int st, int M, double hidden_bytes, Links& links);
   struct StageCost {
     int layers = 0;
     Work fwd, bwd;          // one micro-batch, whole stage, incl. recompute in bwd
@@ -175,144 +186,143 @@ GraphBuilder::StageCost GraphBuilder::Cost(int vstage) const {
   return c;
 }
 
+void GraphBuilder::BuildStage(int st, int M, double hidden_bytes, Links& links) {
+  const TrainingSpec& t = s_.training;
+  const bool zero3 = p_.zero == 3 && p_.dp > 1;
+  const int V = p_.vp;
+  auto& [fwd_out, bwd_out, fwd_in, bwd_in, stage_end, stage_opt] = links;
+  std::vector<StageCost> chunk(V);  // the model chunks this stage holds
+  double stage_params = 0;
+  for (int k = 0; k < V; ++k) {
+    chunk[k] = Cost(k * p_.pp + st);
+    stage_params += chunk[k].params;
+  }
+  const StageCost& c = chunk[0];  // ZeRO-3 implies pp = vp = 1
+  const std::vector<int> dp_group = DpGroup(st);
+  const bool reduce = p_.dp > 1;
+  // Segments: ZeRO-3 gathers per layer; DP buckets split the backward that
+  // completes a chunk's gradients so their reduction overlaps it.
+  auto grad_bytes = [&](int k) { return chunk[k].params * kCommBytesPerParam; };
+  auto buckets = [&](int k) {
+    return std::max(1, std::min(chunk[k].layers, int(std::ceil(grad_bytes(k) / kBucketBytes))));
+  };
+  auto reduces_in = [&](int mb) {
+    if (!reduce || zero3) return false;
+    if (p_.zero == 2) return true;
+    return p_.dp_overlap && mb == M - 1;
+  };
+  const int fseg = zero3 ? c.layers : 1;
+  auto bseg = [&](int k, int mb) { return zero3 ? c.layers : reduces_in(mb) ? buckets(k) : 1; };
+
+  // Shared collectives of this stage (deps wired from every worker below).
+  const auto dp_kind = p_.zero >= 1 ? preflight::REDUCE_SCATTER : preflight::ALL_REDUCE;
+  std::vector<std::vector<int>> gather_f(M), gather_b(M);
+  std::vector<std::vector<std::vector<int>>> scatter(V, std::vector<std::vector<int>>(M));
+  std::vector<int> gather_chain;  // ZeRO-3 gathers in the order compute uses them
+  if (zero3) {
+    double layer_bytes = c.layer_weights * LayerWeightBytes(t.method);
+    int prev_ag = -1, prev_rs = -1;
+    for (int mb = 0; mb < M; ++mb) {
+      for (int j = 0; j < c.layers; ++j) {
+        gather_f[mb].push_back(Collective("zero3_gather_fwd", preflight::DP_COMM,
+                                          preflight::ALL_GATHER, dp_group, layer_bytes, 1, p_.tp));
+        Dep(gather_f[mb].back(), prev_ag);
+        prev_ag = gather_f[mb].back();
+        gather_chain.push_back(prev_ag);
+      }
+      for (int j = 0; j < c.layers; ++j) {
+        gather_b[mb].push_back(Collective("zero3_gather_bwd", preflight::DP_COMM,
+                                          preflight::ALL_GATHER, dp_group, layer_bytes, 1, p_.tp));
+        Dep(gather_b[mb].back(), prev_ag);
+        prev_ag = gather_b[mb].back();
+        gather_chain.push_back(prev_ag);
+        scatter[0][mb].push_back(Collective("zero3_reduce_scatter", preflight::DP_COMM,
+                                            preflight::REDUCE_SCATTER, dp_group,
+                                            c.params / c.layers * kCommBytesPerParam, 1, p_.tp));
+        Dep(scatter[0][mb].back(), prev_rs);
+        prev_rs = scatter[0][mb].back();
+      }
+    }
+  } else {
+    for (int k = 0; k < V; ++k)
+      for (int mb = 0; mb < M; ++mb)
+        if (reduces_in(mb))
+          for (int b = 0; b < buckets(k); ++b)
+            scatter[k][mb].push_back(Collective("dp_grad_bucket", preflight::DP_COMM, dp_kind,
+                                                dp_group, grad_bytes(k) / buckets(k), 1, p_.tp));
+  }
+  int late_reduce = -1;  // reduction after the pipeline flush (no overlap)
+  if (reduce && !zero3 && p_.zero < 2 && !p_.dp_overlap)
+    late_reduce = Collective("dp_grad_reduce", preflight::DP_COMM, dp_kind, dp_group,
+                             stage_params * kCommBytesPerParam, 1, p_.tp);
+
+  std::vector<int> optimizers;
+  for (int d = 0; d < p_.dp; ++d) {
+    const int gpu = GpuIndex(p_, 0, d, st);
+    const std::vector<int> tp_group = TpGroup(d, st);
+    int last = -1;  // the previous blocking task on this GPU
+    size_t segment = 0;  // compute segments so far, in gather_chain order
+    for (const PipeOp& op : PipelineOrder(st, p_.pp, M, V)) {
+      const int mb = op.micro_batch, k = op.chunk, vs = k * p_.pp + st;
+      const StageCost& ck = chunk[k];
+      const int segs = op.forward ? fseg : bseg(k, mb);
+      const Work work = op.forward ? ck.fwd : ck.bwd;
+      const int tp_count = op.forward ? ck.tp_fwd : ck.tp_bwd;
+      const char* tag = op.forward ? "fwd" : "bwd";
+      for (int j = 0; j < segs; ++j) {
+        int task = Compute(gpu, tag, work * (1.0 / segs));
+        Dep(task, last);
+        if (j == 0) (op.forward ? fwd_in : bwd_in)[vs][d][mb] = task;
+        if (zero3) {
+          Dep(task, (op.forward ? gather_f : gather_b)[mb][j]);
+          // One layer of prefetch (FSDP's default): the gather two layers
+          // ahead waits until this layer's compute is done.
+          if (segment + 2 < gather_chain.size()) Dep(gather_chain[segment + 2], task);
+          ++segment;
+        }
+        last = task;
+        const int tp_here = tp_count / segs + (j < tp_count % segs ? 1 : 0);
+        if (tp_here > 0) {
+          int tp = Collective(std::string("tp_") + tag, preflight::TP_COMM,
+                              preflight::ALL_REDUCE, tp_group, hidden_bytes, tp_here, 1);
+          Dep(tp, task);
+          last = tp;
+        }
+        if (!op.forward && !scatter[k][mb].empty()) Dep(scatter[k][mb][j], last);
+      }
+      (op.forward ? fwd_out : bwd_out)[vs][d][mb] = last;
+    }
+    if (late_reduce >= 0) Dep(late_reduce, last);
+    Work opt{OptimizerTime(stage_params / (p_.zero >= 1 ? p_.dp : 1), s_.cluster.node.gpu).value(), 0};
+    int o = Compute(gpu, "optimizer", opt, preflight::OPTIMIZER);
+    Dep(o, last);
+    Dep(o, late_reduce);
+    for (const auto& per_chunk : scatter)
+      for (const auto& mb_tasks : per_chunk)
+        for (int x : mb_tasks) Dep(o, x);
+    optimizers.push_back(o);
+    stage_end[st][d] = last;
+    stage_opt[st][d] = o;
+  }
+  if (reduce && (p_.zero == 1 || p_.zero == 2)) {
+    int ag = Collective("zero_param_gather", preflight::DP_COMM, preflight::ALL_GATHER,
+                        dp_group, stage_params * kCommBytesPerParam, 1, p_.tp);
+    for (int o : optimizers) Dep(ag, o);
+  }
+}
+
 preflight::Workload GraphBuilder::Build() {
   const TrainingSpec& t = s_.training;
   const int M = t.micro_batches_per_step(p_.dp);
   const double hidden_bytes = HiddenStateBytes(s_.model, t).value();
-  const bool zero3 = p_.zero == 3 && p_.dp > 1;
-
-  // Per virtual stage, DP rank and micro-batch: the task whose end releases
-  // the next virtual stage (out) and the first task that needs it (in).
-  const int V = p_.vp, S = p_.pp * V;
-  std::vector<std::vector<std::vector<int>>> fwd_out(S), bwd_out(S), fwd_in(S), bwd_in(S);
-  for (int vs = 0; vs < S; ++vs) {
-    fwd_out[vs].assign(p_.dp, std::vector<int>(M, -1));
-    bwd_out[vs] = fwd_in[vs] = bwd_in[vs] = fwd_out[vs];
-  }
-
-  // Per stage and DP rank: the end of its backward work and its optimizer.
-  std::vector<std::vector<int>> stage_end(p_.pp, std::vector<int>(p_.dp, -1)), stage_opt = stage_end;
-
-  for (int st = 0; st < p_.pp; ++st) {
-    std::vector<StageCost> chunk(V);  // the model chunks this stage holds
-    double stage_params = 0;
-    for (int k = 0; k < V; ++k) {
-      chunk[k] = Cost(k * p_.pp + st);
-      stage_params += chunk[k].params;
-    }
-    const StageCost& c = chunk[0];  // ZeRO-3 implies pp = vp = 1
-    const std::vector<int> dp_group = DpGroup(st);
-    const bool reduce = p_.dp > 1;
-    // Segments: ZeRO-3 gathers per layer; DP buckets split the backward that
-    // completes a chunk's gradients so their reduction overlaps it.
-    auto grad_bytes = [&](int k) { return chunk[k].params * kCommBytesPerParam; };
-    auto buckets = [&](int k) {
-      return std::max(1, std::min(chunk[k].layers, int(std::ceil(grad_bytes(k) / kBucketBytes))));
-    };
-    auto reduces_in = [&](int mb) {
-      if (!reduce || zero3) return false;
-      if (p_.zero == 2) return true;
-      return p_.dp_overlap && mb == M - 1;
-    };
-    const int fseg = zero3 ? c.layers : 1;
-    auto bseg = [&](int k, int mb) { return zero3 ? c.layers : reduces_in(mb) ? buckets(k) : 1; };
-
-    // Shared collectives of this stage (deps wired from every worker below).
-    const auto dp_kind = p_.zero >= 1 ? preflight::REDUCE_SCATTER : preflight::ALL_REDUCE;
-    std::vector<std::vector<int>> gather_f(M), gather_b(M);
-    std::vector<std::vector<std::vector<int>>> scatter(V, std::vector<std::vector<int>>(M));
-    std::vector<int> gather_chain;  // ZeRO-3 gathers in the order compute uses them
-    if (zero3) {
-      double layer_bytes = c.layer_weights * LayerWeightBytes(t.method);
-      int prev_ag = -1, prev_rs = -1;
-      for (int mb = 0; mb < M; ++mb) {
-        for (int j = 0; j < c.layers; ++j) {
-          gather_f[mb].push_back(Collective("zero3_gather_fwd", preflight::DP_COMM,
-                                            preflight::ALL_GATHER, dp_group, layer_bytes, 1, p_.tp));
-          Dep(gather_f[mb].back(), prev_ag);
-          prev_ag = gather_f[mb].back();
-          gather_chain.push_back(prev_ag);
-        }
-        for (int j = 0; j < c.layers; ++j) {
-          gather_b[mb].push_back(Collective("zero3_gather_bwd", preflight::DP_COMM,
-                                            preflight::ALL_GATHER, dp_group, layer_bytes, 1, p_.tp));
-          Dep(gather_b[mb].back(), prev_ag);
-          prev_ag = gather_b[mb].back();
-          gather_chain.push_back(prev_ag);
-          scatter[0][mb].push_back(Collective("zero3_reduce_scatter", preflight::DP_COMM,
-                                              preflight::REDUCE_SCATTER, dp_group,
-                                              c.params / c.layers * kCommBytesPerParam, 1, p_.tp));
-          Dep(scatter[0][mb].back(), prev_rs);
-          prev_rs = scatter[0][mb].back();
-        }
-      }
-    } else {
-      for (int k = 0; k < V; ++k)
-        for (int mb = 0; mb < M; ++mb)
-          if (reduces_in(mb))
-            for (int b = 0; b < buckets(k); ++b)
-              scatter[k][mb].push_back(Collective("dp_grad_bucket", preflight::DP_COMM, dp_kind,
-                                                  dp_group, grad_bytes(k) / buckets(k), 1, p_.tp));
-    }
-    int late_reduce = -1;  // reduction after the pipeline flush (no overlap)
-    if (reduce && !zero3 && p_.zero < 2 && !p_.dp_overlap)
-      late_reduce = Collective("dp_grad_reduce", preflight::DP_COMM, dp_kind, dp_group,
-                               stage_params * kCommBytesPerParam, 1, p_.tp);
-
-    std::vector<int> optimizers;
-    for (int d = 0; d < p_.dp; ++d) {
-      const int gpu = GpuIndex(p_, 0, d, st);
-      const std::vector<int> tp_group = TpGroup(d, st);
-      int last = -1;  // the previous blocking task on this GPU
-      size_t segment = 0;  // compute segments so far, in gather_chain order
-      for (const PipeOp& op : PipelineOrder(st, p_.pp, M, V)) {
-        const int mb = op.micro_batch, k = op.chunk, vs = k * p_.pp + st;
-        const StageCost& ck = chunk[k];
-        const int segs = op.forward ? fseg : bseg(k, mb);
-        const Work work = op.forward ? ck.fwd : ck.bwd;
-        const int tp_count = op.forward ? ck.tp_fwd : ck.tp_bwd;
-        const char* tag = op.forward ? "fwd" : "bwd";
-        for (int j = 0; j < segs; ++j) {
-          int task = Compute(gpu, tag, work * (1.0 / segs));
-          Dep(task, last);
-          if (j == 0) (op.forward ? fwd_in : bwd_in)[vs][d][mb] = task;
-          if (zero3) {
-            Dep(task, (op.forward ? gather_f : gather_b)[mb][j]);
-            // One layer of prefetch (FSDP's default): the gather two layers
-            // ahead waits until this layer's compute is done.
-            if (segment + 2 < gather_chain.size()) Dep(gather_chain[segment + 2], task);
-            ++segment;
-          }
-          last = task;
-          const int tp_here = tp_count / segs + (j < tp_count % segs ? 1 : 0);
-          if (tp_here > 0) {
-            int tp = Collective(std::string("tp_") + tag, preflight::TP_COMM,
-                                preflight::ALL_REDUCE, tp_group, hidden_bytes, tp_here, 1);
-            Dep(tp, task);
-            last = tp;
-          }
-          if (!op.forward && !scatter[k][mb].empty()) Dep(scatter[k][mb][j], last);
-        }
-        (op.forward ? fwd_out : bwd_out)[vs][d][mb] = last;
-      }
-      if (late_reduce >= 0) Dep(late_reduce, last);
-      Work opt{OptimizerTime(stage_params / (p_.zero >= 1 ? p_.dp : 1), s_.cluster.node.gpu).value(), 0};
-      int o = Compute(gpu, "optimizer", opt, preflight::OPTIMIZER);
-      Dep(o, last);
-      Dep(o, late_reduce);
-      for (const auto& per_chunk : scatter)
-        for (const auto& mb_tasks : per_chunk)
-          for (int x : mb_tasks) Dep(o, x);
-      optimizers.push_back(o);
-      stage_end[st][d] = last;
-      stage_opt[st][d] = o;
-    }
-    if (reduce && (p_.zero == 1 || p_.zero == 2)) {
-      int ag = Collective("zero_param_gather", preflight::DP_COMM, preflight::ALL_GATHER,
-                          dp_group, stage_params * kCommBytesPerParam, 1, p_.tp);
-      for (int o : optimizers) Dep(ag, o);
-    }
-  }
+  const int S = p_.pp * p_.vp;
+  Links links;
+  for (auto* per_vstage : {&links.fwd_out, &links.bwd_out, &links.fwd_in, &links.bwd_in})
+    per_vstage->assign(S, std::vector<std::vector<int>>(p_.dp, std::vector<int>(M, -1)));
+  links.stage_end.assign(p_.pp, std::vector<int>(p_.dp, -1));
+  links.stage_opt = links.stage_end;
+  for (int st = 0; st < p_.pp; ++st) BuildStage(st, M, hidden_bytes, links);
+  auto& [fwd_out, bwd_out, fwd_in, bwd_in, stage_end, stage_opt] = links;
 
   // Tied embeddings across a pipeline: the first and last stages hold a copy
   // each and all-reduce its gradient before the optimizer (Megatron-LM).
