@@ -120,6 +120,16 @@ TEST(Workload, RejectsMoreGpusPerNodeThanTheBoxHas) {
   }
 }
 
+TEST(Workload, RejectsClustersPastTheSimulatedSize) {
+  try {
+    LoadScenario(kRoot + "/scenarios/70b_8xA800.yaml", {"cluster.nodes=4096"});
+    FAIL() << "accepted 32,768 GPUs";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cluster.nodes: 4096 nodes x 8 GPUs = 32768 GPUs; Preflight simulates up to 16384"),
+              std::string::npos) << e.what();
+  }
+}
+
 TEST(Workload, RejectsZeroTwoWithoutOverlap) {
   try {
     LoadScenario(kRoot + "/scenarios/foundry_mpt7b_8xA100.yaml",
