@@ -6,8 +6,11 @@
 namespace pf {
 namespace {
 
+// Tasks that move bytes rather than compute: their time shows as exposed
+// when a GPU waits for them.
 bool IsComm(preflight::Category c) {
-  return c == preflight::TP_COMM || c == preflight::PP_COMM || c == preflight::DP_COMM;
+  return c == preflight::TP_COMM || c == preflight::PP_COMM || c == preflight::DP_COMM ||
+         c == preflight::IO;
 }
 
 Seconds& Slot(Breakdown& b, preflight::Category c) {
@@ -15,6 +18,7 @@ Seconds& Slot(Breakdown& b, preflight::Category c) {
     case preflight::TP_COMM: return b.tp_comm;
     case preflight::PP_COMM: return b.pp_comm;
     case preflight::DP_COMM: return b.dp_comm;
+    case preflight::IO: return b.io;
     case preflight::OPTIMIZER: return b.optimizer;
     default: return b.compute;
   }
@@ -24,6 +28,7 @@ Seconds& Slot(Breakdown& b, preflight::Category c) {
 std::vector<uint32_t> Participants(const preflight::Task& t) {
   if (t.has_collective()) return {t.collective().gpus().begin(), t.collective().gpus().end()};
   if (t.has_transfer()) return {t.transfer().src_gpu(), t.transfer().dst_gpu()};
+  if (t.has_io()) return {t.io().gpu()};
   return {};
 }
 
@@ -92,12 +97,13 @@ Breakdown AccountTime(const preflight::Workload& w, const TaskTimes& t, bool pip
     total.tp_comm += b.tp_comm;
     total.pp_comm += b.pp_comm;
     total.dp_comm += b.dp_comm;
+    total.io += b.io;
     total.bubble += b.bubble;
     total.idle += b.idle;
   }
   const double k = 1.0 / std::max<size_t>(1, by_gpu.size());
   return {total.compute * k, total.optimizer * k, total.tp_comm * k, total.pp_comm * k,
-          total.dp_comm * k, total.bubble * k, total.idle * k};
+          total.dp_comm * k, total.io * k,     total.bubble * k, total.idle * k};
 }
 
 }  // namespace pf

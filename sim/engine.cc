@@ -72,8 +72,12 @@ class Runner {
   }
 
   void Send(int task, uint32_t src, uint32_t dst, double bytes) {
-    if (src == dst || bytes <= 0) return;
-    sg::CommPtr c = sg::Comm::sendto_init(Gpu(src), Gpu(dst));
+    if (src == dst) return;
+    Send(task, Gpu(src), Gpu(dst), bytes);
+  }
+  void Send(int task, sg::Host* src, sg::Host* dst, double bytes) {
+    if (bytes <= 0) return;
+    sg::CommPtr c = sg::Comm::sendto_init(src, dst);
     c->set_payload_size(static_cast<uint64_t>(bytes));
     Track(task, c);
     ++times_.flows;
@@ -103,6 +107,11 @@ class Runner {
           Send(i, f.src, f.dst, f.bytes * penalty * count);
       }
       if (t.category() == preflight::DP_COMM && pending_[i] > 0) Shadow(i, group);
+    } else if (t.has_io()) {
+      const auto& x = t.io();
+      sg::Host* cpu = p_.cpus[x.gpu() / s_.cluster.node.gpus_per_node];
+      if (x.direction() == preflight::Io::HOST_TO_DEVICE) Send(i, cpu, Gpu(x.gpu()), x.size_bytes());
+      else Send(i, Gpu(x.gpu()), cpu, x.size_bytes());
     } else if (t.has_transfer()) {
       const auto& x = t.transfer();
       const int lanes = all_lanes_ ? std::max<uint32_t>(1, x.lanes()) : 1;

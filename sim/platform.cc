@@ -50,6 +50,9 @@ sg::NetZone* BuildNode(sg::NetZone* cluster, const Scenario& s, int k, Platform&
     nic_out.push_back(MakeLink(zone, nr + "_out", bw, n.nic_latency.value()));
     nic_in.push_back(MakeLink(zone, nr + "_in", bw, 0));
   }
+  // The node's host: a CPU with host memory, reached over each GPU's PCIe.
+  sg::Host* cpu = zone->create_host(p + "cpu", 1e9)->seal();
+  out.cpus.push_back(cpu);
   sg::Link* root_complex = nullptr;
   if (n.intra_kind == IntraKind::kPcie)
     root_complex = MakeLink(zone, p + "root_complex",
@@ -65,6 +68,10 @@ sg::NetZone* BuildNode(sg::NetZone* cluster, const Scenario& s, int k, Platform&
         route = {sg::LinkInRoute(pcie_out[i]), sg::LinkInRoute(root_complex), sg::LinkInRoute(pcie_in[j])};
       zone->add_route(hosts[i]->get_netpoint(), hosts[j]->get_netpoint(), nullptr, nullptr, route, false);
     }
+    zone->add_route(cpu->get_netpoint(), hosts[i]->get_netpoint(), nullptr, nullptr,
+                    {sg::LinkInRoute(pcie_in[i])}, false);
+    zone->add_route(hosts[i]->get_netpoint(), cpu->get_netpoint(), nullptr, nullptr,
+                    {sg::LinkInRoute(pcie_out[i])}, false);
     const int rail = i * n.nics / g;
     zone->add_route(hosts[i]->get_netpoint(), gw, nullptr, nullptr,
                     {sg::LinkInRoute(pcie_out[i]), sg::LinkInRoute(nic_out[rail])}, false);

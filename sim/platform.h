@@ -8,6 +8,7 @@
 //   │                  └─(switch)───┘                              │
 //   │   gpu0 ─pcie0_out─ nicR_out ─► gw ─► fabric ─► other nodes   │
 //   │   PCIe nodes: gpu0 ─pcie0_out─ root_complex ─pcie1_in─ gpu1  │
+//   │   host memory: cpu ─pcie0_in─ gpu0,  gpu0 ─pcie0_out─ cpu     │
 //   └──────────────────────────────────────────────────────────────┘
 //
 // Every GPU is a host whose speed is its dense peak for the training
@@ -26,6 +27,7 @@ namespace pf {
 
 struct Platform {
   std::vector<simgrid::s4u::Host*> gpus;  // by global GPU index
+  std::vector<simgrid::s4u::Host*> cpus;  // each node's host (memory), by node
   double gpu_speed_flops = 0;             // host speed (FLOP/s)
 };
 

@@ -40,7 +40,8 @@ nlohmann::json ToJson(const Result& r) {
   const Breakdown& b = st.breakdown;
   j["breakdown"] = {{"compute_s", b.compute.value()},     {"optimizer_s", b.optimizer.value()},
                     {"tp_comm_s", b.tp_comm.value()},     {"pp_comm_s", b.pp_comm.value()},
-                    {"dp_comm_s", b.dp_comm.value()},     {"bubble_s", b.bubble.value()},
+                    {"dp_comm_s", b.dp_comm.value()},     {"io_s", b.io.value()},
+                    {"bubble_s", b.bubble.value()},
                     {"idle_s", b.idle.value()}};
   j["job"] = {{"tokens", s.training.tokens}, {"steps", st.steps},
               {"wall_clock_s", st.wall_clock.value()},

@@ -96,6 +96,7 @@ void StepTable(std::string& o, const Result& r) {
   row("exposed TP comm", b.tp_comm);
   row("exposed PP comm", b.pp_comm);
   row("exposed DP comm", b.dp_comm);
+  if (b.io.value() > 0) row("exposed host I/O", b.io);
   row("pipeline bubble", b.bubble);
   row("idle", b.idle);
   const Scenario& s = r.scenario;

@@ -103,6 +103,25 @@ TEST(Engine, ComputeOverlappingADataParallelCollectiveSlowsByNcclShare) {
   EXPECT_NEAR(t.end_s[2] - t.start_s[2], 0.5, 1e-9);
 }
 
+TEST(Engine, HostToDeviceCopyCrossesTheGpusPcieLink) {
+  Scenario s = Dgx(1);
+  preflight::Workload w = Empty(s);
+  preflight::Task* io = w.add_tasks();
+  io->set_category(preflight::IO);
+  io->mutable_io()->set_gpu(3);
+  io->mutable_io()->set_direction(preflight::Io::HOST_TO_DEVICE);
+  io->mutable_io()->set_size_bytes(8.0 * kGiB);
+  AddCompute(w, 3, 0.5, {0});
+  w.set_workers(0, 3);
+  TaskTimes t = RunWorkload(s, w);
+  // a100-80gb-sxm-8x: PCIe 4.0 x16, 32 GB/s per direction at 0.805, 1 us.
+  const double expected = 8.0 * kGiB / (32e9 * PcieEfficiency()) + 1e-6;
+  EXPECT_NEAR(t.end_s[0] / expected, 1.0, 1e-6);
+  Breakdown b = AccountTime(w, t, false);
+  EXPECT_NEAR(b.io.value(), t.end_s[0], 1e-9);  // the GPU waited for the copy
+  EXPECT_NEAR(b.total().value(), t.makespan_s, 1e-9);
+}
+
 TEST(Engine, RejectsAWorkloadForAnotherCluster) {
   Scenario s = Dgx(1);
   preflight::Workload w = Empty(s);
