@@ -221,21 +221,18 @@ void GraphBuilder::BuildStage(int st, int M, double hidden_bytes, Links& links) 
   std::vector<int> gather_chain;  // ZeRO-3 gathers in the order compute uses them
   if (zero3) {
     double layer_bytes = c.layer_weights * LayerWeightBytes(t.method);
-    int prev_ag = -1, prev_rs = -1;
+    int prev_rs = -1;
+    // All-gathers run one after another on their stream, in compute order.
+    auto gather = [&](const char* name) {
+      int g = Collective(name, preflight::DP_COMM, preflight::ALL_GATHER, dp_group, layer_bytes, 1, p_.tp);
+      Dep(g, gather_chain.empty() ? -1 : gather_chain.back());
+      gather_chain.push_back(g);
+      return g;
+    };
     for (int mb = 0; mb < M; ++mb) {
+      for (int j = 0; j < c.layers; ++j) gather_f[mb].push_back(gather("zero3_gather_fwd"));
       for (int j = 0; j < c.layers; ++j) {
-        gather_f[mb].push_back(Collective("zero3_gather_fwd", preflight::DP_COMM,
-                                          preflight::ALL_GATHER, dp_group, layer_bytes, 1, p_.tp));
-        Dep(gather_f[mb].back(), prev_ag);
-        prev_ag = gather_f[mb].back();
-        gather_chain.push_back(prev_ag);
-      }
-      for (int j = 0; j < c.layers; ++j) {
-        gather_b[mb].push_back(Collective("zero3_gather_bwd", preflight::DP_COMM,
-                                          preflight::ALL_GATHER, dp_group, layer_bytes, 1, p_.tp));
-        Dep(gather_b[mb].back(), prev_ag);
-        prev_ag = gather_b[mb].back();
-        gather_chain.push_back(prev_ag);
+        gather_b[mb].push_back(gather("zero3_gather_bwd"));
         scatter[0][mb].push_back(Collective("zero3_reduce_scatter", preflight::DP_COMM,
                                             preflight::REDUCE_SCATTER, dp_group,
                                             c.params / c.layers * kCommBytesPerParam, 1, p_.tp));

@@ -32,6 +32,17 @@ double TpCollectives(const preflight::Workload& w) {
   return n;
 }
 
+// Loading `file` with `overrides` fails with an InputError containing `message`.
+void ExpectRejected(const std::string& file, const std::vector<std::string>& overrides,
+                    const std::string& message) {
+  try {
+    LoadScenario(file, overrides);
+    ADD_FAILURE() << "accepted " << ::testing::PrintToString(overrides);
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  }
+}
+
 TEST(Workload, OneForwardAndBackwardPerMicroBatchPerStage) {
   Scenario s = LoadScenario(kRoot + "/scenarios/gpt3_175b_1024xA100.yaml");
   preflight::Workload w = BuildWorkload(s);
@@ -111,34 +122,20 @@ TEST(Workload, Fp8UsesTheMeasuredFp8GemmFraction) {
 }
 
 TEST(Workload, RejectsMoreGpusPerNodeThanTheBoxHas) {
-  try {
-    LoadScenario(kRoot + "/scenarios/70b_8xA800.yaml", {"cluster.gpus_per_node=16"});
-    FAIL() << "accepted 16 GPUs in an 8-GPU node";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("--set cluster.gpus_per_node=16: cluster.gpus_per_node: 16 is out of range (must be between 1 and 8)"),
-              std::string::npos) << e.what();
-  }
+  ExpectRejected(kRoot + "/scenarios/70b_8xA800.yaml", {"cluster.gpus_per_node=16"},
+                 "--set cluster.gpus_per_node=16: cluster.gpus_per_node: 16 is out of range "
+                 "(must be between 1 and 8)");
 }
 
 TEST(Workload, RejectsClustersPastTheSimulatedSize) {
-  try {
-    LoadScenario(kRoot + "/scenarios/70b_8xA800.yaml", {"cluster.nodes=4096"});
-    FAIL() << "accepted 32,768 GPUs";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("cluster.nodes: 4096 nodes x 8 GPUs = 32768 GPUs; Preflight simulates up to 16384"),
-              std::string::npos) << e.what();
-  }
+  ExpectRejected(kRoot + "/scenarios/70b_8xA800.yaml", {"cluster.nodes=4096"},
+                 "cluster.nodes: 4096 nodes x 8 GPUs = 32768 GPUs; Preflight simulates up to 16384");
 }
 
 TEST(Workload, RejectsZeroTwoWithoutOverlap) {
-  try {
-    LoadScenario(kRoot + "/scenarios/foundry_mpt7b_8xA100.yaml",
-                 {"parallel.zero=2", "parallel.dp_overlap=false"});
-    FAIL() << "accepted ZeRO-2 with dp_overlap false";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("parallel.dp_overlap: false cannot be combined with ZeRO stage 2"),
-              std::string::npos) << e.what();
-  }
+  ExpectRejected(kRoot + "/scenarios/foundry_mpt7b_8xA100.yaml",
+                 {"parallel.zero=2", "parallel.dp_overlap=false"},
+                 "parallel.dp_overlap: false cannot be combined with ZeRO stage 2");
 }
 
 }  // namespace
@@ -185,14 +182,8 @@ TEST(Schedule, InterleavingNeedsPipelineAndDivisibleMicroBatches) {
   const std::string file = kRoot + "/scenarios/megatron_39p1b_512xA100.yaml";
   EXPECT_THROW(LoadScenario(file, {"parallel.pp=1", "parallel.dp=64", "parallel.vp=2",
                                    "training.global_batch=1536"}), InputError);
-  try {
-    LoadScenario(file, {"cluster.nodes=2", "parallel.dp=1", "training.global_batch=3",
-                        "parallel.vp=2"});
-    FAIL() << "accepted 3 micro-batches on 2 stages";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("needs micro-batches per step (3) to be a multiple of pp (2)"),
-              std::string::npos) << e.what();
-  }
+  ExpectRejected(file, {"cluster.nodes=2", "parallel.dp=1", "training.global_batch=3", "parallel.vp=2"},
+                 "needs micro-batches per step (3) to be a multiple of pp (2)");
 }
 
 }  // namespace
