@@ -8,7 +8,7 @@ namespace {
 
 // Tasks that move bytes rather than compute: their time shows as exposed
 // when a GPU waits for them.
-bool IsComm(preflight::Category c) {
+bool MovesBytes(preflight::Category c) {
   return c == preflight::TP_COMM || c == preflight::PP_COMM || c == preflight::DP_COMM ||
          c == preflight::IO;
 }
@@ -53,7 +53,7 @@ Breakdown AccountTime(const preflight::Workload& w, const TaskTimes& t, bool pip
   for (int i = 0; i < n; ++i) {
     const preflight::Task& task = w.tasks(i);
     if (task.has_compute()) by_gpu[task.compute().gpu()].push_back(i);
-    if (IsComm(task.category()))
+    if (MovesBytes(task.category()))
       for (uint32_t g : Participants(task)) comm_by_gpu[g].push_back(i);
   }
 
@@ -71,7 +71,7 @@ Breakdown AccountTime(const preflight::Workload& w, const TaskTimes& t, bool pip
         int critical = -1;
         for (uint32_t d : task.deps())
           if (critical < 0 || t.end_s[d] > t.end_s[critical]) critical = static_cast<int>(d);
-        if (critical >= 0 && IsComm(w.tasks(critical).category()))
+        if (critical >= 0 && MovesBytes(w.tasks(critical).category()))
           ChargeWait(b, w.tasks(critical), t.start_s[critical], prev_end, t.start_s[i], pipelined);
         else
           (pipelined ? b.bubble : b.idle) += Seconds(gap);

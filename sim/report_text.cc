@@ -106,7 +106,7 @@ void StepTable(std::string& o, const Result& r) {
   if (st.cost) {
     std::string rate = s.price.per_gpu_hour
                            ? fmt::format("{:.2f} USD per GPU-hour x {} GPUs", s.price.per_gpu_hour->value(), gpus)
-                           : fmt::format("{:.2f} USD per node-hour x {} nodes", s.price.per_node_hour->value(), s.cluster.nodes);
+                           : fmt::format("{:.2f} USD per node-hour x {} node{}", s.price.per_node_hour->value(), s.cluster.nodes, s.cluster.nodes == 1 ? "" : "s");
     o += fmt::format("  cost                 {:.0f} USD ({})\n", st.cost->value(), rate);
   } else {
     o += "  cost                 not computed: the scenario has no price\n";
