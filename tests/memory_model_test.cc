@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/memory_model.h"
+#include "tests/test_util.h"
 #include "sim/model_math.h"
 #include "sim/scenario_loader.h"
 
@@ -21,7 +22,7 @@ std::string Path(const std::string& name) { return kRoot + "/scenarios/" + name;
 
 // Llama-2-7B full fine-tune, one 8x A100 80GB node, tp1 pp1 dp8.
 std::string Write7bScenario() {
-  const std::string path = ::testing::TempDir() + "/pf_memory_7b.yaml";
+  const std::string path = testing_util::UniqueTempPath("memory_7b");
   std::ofstream(path) << "model: llama2-7b\n"
                          "cluster: {node: a100-80gb-sxm-8x, nodes: 1}\n"
                          "parallel: {tp: 1, pp: 1, dp: 8, zero: 0}\n"
@@ -86,8 +87,8 @@ std::string WriteZero1(bool explicit_dp) {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string from = "dp: 1, zero: 0";
   text.replace(text.find(from), from.size(), explicit_dp ? "dp: 1, zero: 1" : "zero: 1");
-  const std::string path = ::testing::TempDir() + "/pf_memory_zero1_" +
-                           (explicit_dp ? "dp" : "nodp") + ".yaml";
+  const std::string path = testing_util::UniqueTempPath(std::string("memory_zero1_") +
+                           (explicit_dp ? "dp" : "nodp"));
   std::ofstream(path) << text;
   return path;
 }

@@ -11,6 +11,7 @@
 
 #include "sim/error.h"
 #include "sim/scenario_loader.h"
+#include "tests/test_util.h"
 
 namespace pf {
 namespace {
@@ -66,7 +67,7 @@ std::string WriteScenario(const std::string& tag, const Edits& edits) {
     EXPECT_NE(at, std::string::npos) << "edit not applicable: " << from;
     if (at != std::string::npos) text.replace(at, from.size(), to);
   }
-  std::string path = ::testing::TempDir() + "/pf_scenario_" + tag + ".yaml";
+  std::string path = testing_util::UniqueTempPath("scenario_" + tag);
   std::ofstream(path) << text;
   return path;
 }

@@ -1,0 +1,27 @@
+// Helpers shared by the test suites.
+#pragma once
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace pf::testing_util {
+
+// The source tree (scenarios/, models/, tests/data/).
+inline const std::string kRoot = PREFLIGHT_SOURCE_DIR;
+
+// A temporary path that no other test process uses: ctest -j runs every
+// test in its own process, so the process id keeps concurrent tests apart.
+inline std::string UniqueTempPath(const std::string& tag, const std::string& ext = ".yaml") {
+  return ::testing::TempDir() + "/pf_" + std::to_string(getpid()) + "_" + tag + ext;
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace pf::testing_util
