@@ -3,9 +3,9 @@
 // core. Run as `taskset -c 0 build/preflight_bench`; figures go to README.
 #include <benchmark/benchmark.h>
 
-#include "sim/scenario_loader.h"
-#include "sim/simulate.h"
-#include "sim/workload_builder.h"
+#include "sim/scenario/scenario_loader.h"
+#include "sim/job/simulate.h"
+#include "sim/workload/workload_builder.h"
 
 namespace {
 

@@ -1,0 +1,109 @@
+#include "sim/accounting/accounting.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace pf {
+namespace {
+
+// Tasks that move bytes rather than compute: their time shows as exposed
+// when a GPU waits for them.
+bool MovesBytes(preflight::Category c) {
+  return c == preflight::TP_COMM || c == preflight::PP_COMM || c == preflight::DP_COMM ||
+         c == preflight::IO;
+}
+
+Seconds& Slot(Breakdown& b, preflight::Category c) {
+  switch (c) {
+    case preflight::TP_COMM: return b.tp_comm;
+    case preflight::PP_COMM: return b.pp_comm;
+    case preflight::DP_COMM: return b.dp_comm;
+    case preflight::IO: return b.io;
+    case preflight::OPTIMIZER: return b.optimizer;
+    default: return b.compute;
+  }
+}
+
+// The GPUs a communication task involves (lane 0, as listed in the task).
+std::vector<uint32_t> Participants(const preflight::Task& t) {
+  if (t.has_collective()) return {t.collective().gpus().begin(), t.collective().gpus().end()};
+  if (t.has_transfer()) return {t.transfer().src_gpu(), t.transfer().dst_gpu()};
+  if (t.has_io()) return {t.io().gpu()};
+  return {};
+}
+
+// Charges the wait [from, to) to communication task `c` (what part of it the
+// transfer covered) and the rest to bubble or idle.
+void ChargeWait(Breakdown& b, const preflight::Task& c, double c_start, double from, double to,
+                bool pipelined) {
+  double exposed = std::max(0.0, to - std::max(from, c_start));
+  Slot(b, c.category()) += Seconds(exposed);
+  double waiting = (to - from) - exposed;
+  bool stage_wait = pipelined && (c.category() == preflight::PP_COMM);
+  (stage_wait ? b.bubble : b.idle) += Seconds(waiting);
+}
+
+}  // namespace
+
+Breakdown AccountTime(const preflight::Workload& w, const TaskTimes& t, bool pipelined) {
+  const int n = w.tasks_size();
+  std::unordered_map<uint32_t, std::vector<int>> by_gpu;
+  for (uint32_t g : w.workers()) by_gpu[g];
+  std::unordered_map<uint32_t, std::vector<int>> comm_by_gpu;
+  for (int i = 0; i < n; ++i) {
+    const preflight::Task& task = w.tasks(i);
+    if (task.has_compute()) by_gpu[task.compute().gpu()].push_back(i);
+    if (MovesBytes(task.category()))
+      for (uint32_t g : Participants(task)) comm_by_gpu[g].push_back(i);
+  }
+
+  Breakdown total;
+  for (auto& [gpu, tasks] : by_gpu) {
+    std::sort(tasks.begin(), tasks.end(),
+              [&](int a, int b) { return t.start_s[a] < t.start_s[b]; });
+    Breakdown b;
+    double prev_end = 0;
+    for (int i : tasks) {
+      const preflight::Task& task = w.tasks(i);
+      Slot(b, task.category()) += Seconds(t.end_s[i] - t.start_s[i]);
+      double gap = t.start_s[i] - prev_end;
+      if (gap > 0) {
+        int critical = -1;
+        for (uint32_t d : task.deps())
+          if (critical < 0 || t.end_s[d] > t.end_s[critical]) critical = static_cast<int>(d);
+        if (critical >= 0 && MovesBytes(w.tasks(critical).category()))
+          ChargeWait(b, w.tasks(critical), t.start_s[critical], prev_end, t.start_s[i], pipelined);
+        else
+          (pipelined ? b.bubble : b.idle) += Seconds(gap);
+      }
+      prev_end = std::max(prev_end, t.end_s[i]);
+    }
+    // The tail: communication this GPU takes part in that outlasts its work.
+    double tail = t.makespan_s - prev_end;
+    if (tail > 0) {
+      int last = -1;
+      for (int i : comm_by_gpu[gpu])
+        if (t.end_s[i] > prev_end && (last < 0 || t.end_s[i] > t.end_s[last])) last = i;
+      if (last >= 0) {
+        double covered_to = std::min(t.end_s[last], t.makespan_s);
+        ChargeWait(b, w.tasks(last), t.start_s[last], prev_end, covered_to, pipelined);
+        (pipelined ? b.bubble : b.idle) += Seconds(t.makespan_s - covered_to);
+      } else {
+        (pipelined ? b.bubble : b.idle) += Seconds(tail);
+      }
+    }
+    total.compute += b.compute;
+    total.optimizer += b.optimizer;
+    total.tp_comm += b.tp_comm;
+    total.pp_comm += b.pp_comm;
+    total.dp_comm += b.dp_comm;
+    total.io += b.io;
+    total.bubble += b.bubble;
+    total.idle += b.idle;
+  }
+  const double k = 1.0 / std::max<size_t>(1, by_gpu.size());
+  return {total.compute * k, total.optimizer * k, total.tp_comm * k, total.pp_comm * k,
+          total.dp_comm * k, total.io * k,     total.bubble * k, total.idle * k};
+}
+
+}  // namespace pf

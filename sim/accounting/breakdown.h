@@ -1,0 +1,24 @@
+// Where one step's time went on an average GPU (AccountTime, accounting.h).
+#pragma once
+
+#include "sim/base/units.h"
+
+namespace pf {
+
+// Average over GPUs of where one step's wall-clock time goes; the fields add
+// up to the step time.
+struct Breakdown {
+  Seconds compute;    // forward, backward, recompute kernels
+  Seconds optimizer;  // optimizer step
+  Seconds tp_comm;    // exposed tensor-parallel communication
+  Seconds pp_comm;    // exposed pipeline sends
+  Seconds dp_comm;    // exposed data-parallel / ZeRO communication
+  Seconds io;         // exposed host <-> GPU transfers (input, offload)
+  Seconds bubble;     // waiting for other pipeline stages
+  Seconds idle;       // waiting for peers for any other reason
+  Seconds total() const {
+    return compute + optimizer + tp_comm + pp_comm + dp_comm + io + bubble + idle;
+  }
+};
+
+}  // namespace pf

@@ -1,0 +1,52 @@
+# Fails when a file of sim/<stage>/ includes a header of a stage that
+# sim/layers.cmake does not let it reach, or includes SimGrid outside the
+# engine. Used by sim/CMakeLists.txt at configure time, and as a script:
+#   cmake -DPF_ROOT=<tree holding sim/> -P sim/check_layers.cmake
+cmake_minimum_required(VERSION 3.22)  # policies for script mode (IN_LIST)
+include(${CMAKE_CURRENT_LIST_DIR}/layers.cmake)
+
+# PF_REACH_<stage>: the stage itself and everything it depends on.
+function(pf_layer_closure stage out)
+  set(todo ${stage})
+  set(seen "")
+  while(todo)
+    list(POP_FRONT todo s)
+    if(NOT s IN_LIST seen)
+      list(APPEND seen ${s})
+      list(APPEND todo ${PF_DEPS_${s}})
+    endif()
+  endwhile()
+  set(${out} ${seen} PARENT_SCOPE)
+endfunction()
+
+function(pf_check_layers root)
+  set(problems "")
+  foreach(stage ${PF_LAYERS})
+    pf_layer_closure(${stage} reach)
+    file(GLOB files ${root}/sim/${stage}/*.h ${root}/sim/${stage}/*.cc)
+    foreach(f ${files})
+      file(STRINGS ${f} includes REGEX "^#include [<\"](sim/[a-z_]+/|simgrid)")
+      foreach(line ${includes})
+        if(line MATCHES "^#include [<\"]simgrid")
+          if(NOT stage STREQUAL PF_SIMGRID_LAYER)
+            list(APPEND problems "${f}: includes SimGrid; only sim/${PF_SIMGRID_LAYER}/ may")
+          endif()
+        elseif(line MATCHES "^#include \"sim/([a-z_]+)/")
+          set(target ${CMAKE_MATCH_1})
+          if(NOT target IN_LIST reach)
+            list(APPEND problems
+                 "${f}: sim/${stage}/ includes sim/${target}/, which it does not depend on (sim/layers.cmake)")
+          endif()
+        endif()
+      endforeach()
+    endforeach()
+  endforeach()
+  if(problems)
+    list(JOIN problems "\n  " text)
+    message(FATAL_ERROR "layering violated:\n  ${text}")
+  endif()
+endfunction()
+
+if(CMAKE_SCRIPT_MODE_FILE AND PF_ROOT)
+  pf_check_layers(${PF_ROOT})
+endif()

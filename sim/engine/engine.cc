@@ -1,0 +1,285 @@
+#include "sim/engine/engine.h"
+
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include <simgrid/s4u.hpp>
+
+#include "sim/collectives/comm_model.h"
+#include "sim/engine/platform.h"
+
+namespace pf {
+namespace sg = simgrid::s4u;
+
+namespace {
+
+// Starts each task when its last dependency ends (activities are created
+// lazily: a pre-built SimGrid DAG slows down quadratically, see
+// shared/SIMGRID_NOTES.md) and records its start and end.
+class Runner {
+ public:
+  Runner(const Scenario& s, const preflight::Workload& w, const Platform& p)
+      : s_(s), w_(w), p_(p), n_(w.tasks_size()), waiting_(n_), pending_(n_, 0), succ_(n_) {
+    times_.start_s.assign(n_, -1);
+    times_.end_s.assign(n_, -1);
+    for (int i = 0; i < n_; ++i)
+      for (uint32_t d : w.tasks(i).deps()) {
+        if (static_cast<int>(d) >= i)
+          throw std::invalid_argument("workload task " + std::to_string(i) +
+                                      " depends on a later task " + std::to_string(d));
+        succ_[d].push_back(i);
+        ++waiting_[i];
+      }
+    // Lanes of TP ranks share no link when every GPU has its own NVLink
+    // port and its own NIC rail; then simulating lane 0 is exact and the
+    // others are skipped. Otherwise every lane is simulated.
+    const NodeSpec& node = s.cluster.node;
+    all_lanes_ = !(node.intra_kind == IntraKind::kNvswitch && node.nics >= node.gpus_per_node);
+    shadow_.resize(p.gpus.size());
+    active_dp_.assign(p.gpus.size(), 0);
+  }
+
+  TaskTimes Run() {
+    sg::Activity::on_completion_cb([this](sg::Activity const& a) { OnDone(a); });
+    for (int i = 0; i < n_; ++i)
+      if (waiting_[i] == 0) Start(i);
+    sg::Engine::get_instance()->run();
+    for (int i = 0; i < n_; ++i)
+      if (times_.end_s[i] < 0)
+        throw std::logic_error("task " + std::to_string(i) + " (" + w_.tasks(i).name() +
+                               ") never ran: its dependencies never completed");
+    return times_;
+  }
+
+ private:
+  sg::Host* Gpu(uint32_t g) const {
+    if (g >= p_.gpus.size())
+      throw std::invalid_argument("workload names GPU " + std::to_string(g) + " but the cluster has " +
+                                  std::to_string(p_.gpus.size()));
+    return p_.gpus[g];
+  }
+
+  void Track(int task, sg::ActivityPtr a) {
+    ++pending_[task];
+    owner_[a.get()] = {task, a};
+  }
+
+  void Send(int task, uint32_t src, uint32_t dst, double bytes) {
+    if (src == dst) return;
+    Send(task, Gpu(src), Gpu(dst), bytes);
+  }
+  void Send(int task, sg::Host* src, sg::Host* dst, double bytes) {
+    if (bytes <= 0) return;
+    sg::CommPtr c = sg::Comm::sendto_init(src, dst);
+    c->set_payload_size(static_cast<uint64_t>(bytes));
+    Track(task, c);
+    ++times_.flows;
+    c->start();
+  }
+
+  void Start(int i) {
+    const preflight::Task& t = w_.tasks(i);
+    times_.start_s[i] = sg::Engine::get_clock();
+    if (t.has_compute()) {
+      sg::ExecPtr e = sg::Exec::init();
+      e->set_flops_amount(t.compute().duration_s() * p_.gpu_speed_flops);
+      e->set_host(Gpu(t.compute().gpu()));
+      Track(i, e);
+      e->start();
+    } else if (t.has_collective()) {
+      const auto& c = t.collective();
+      std::vector<int> group(c.gpus().begin(), c.gpus().end());
+      const auto kind = static_cast<CollectiveKind>(c.kind());
+      const double penalty = MessageSizePenalty(c.size_bytes(), c.gpus_size());
+      const int count = std::max<uint32_t>(1, c.count());
+      const int lanes = all_lanes_ ? std::max<uint32_t>(1, c.lanes()) : 1;
+      for (int l = 0; l < lanes; ++l) {
+        std::vector<int> lane = group;
+        for (int& g : lane) g += l * c.lane_stride();
+        for (const Flow& f : RingFlows(kind, lane, s_.cluster.node.gpus_per_node, c.size_bytes()))
+          Send(i, f.src, f.dst, f.bytes * penalty * count);
+      }
+      if (t.category() == preflight::DP_COMM && pending_[i] > 0) Shadow(i, group);
+    } else if (t.has_io()) {
+      const auto& x = t.io();
+      sg::Host* cpu = p_.cpus[x.gpu() / s_.cluster.node.gpus_per_node];
+      if (x.direction() == preflight::Io::HOST_TO_DEVICE) Send(i, cpu, Gpu(x.gpu()), x.size_bytes());
+      else Send(i, Gpu(x.gpu()), cpu, x.size_bytes());
+    } else if (t.has_transfer()) {
+      const auto& x = t.transfer();
+      const int lanes = all_lanes_ ? std::max<uint32_t>(1, x.lanes()) : 1;
+      for (int l = 0; l < lanes; ++l)
+        Send(i, x.src_gpu() + l * x.lane_stride(), x.dst_gpu() + l * x.lane_stride(),
+             x.size_bytes() * MessageSizePenalty(x.size_bytes(), 1));
+    }
+    if (pending_[i] == 0) Finish(i);  // nothing to simulate (e.g. a group of one)
+  }
+
+  // While a data-parallel collective runs on a GPU, NCCL's kernels take a
+  // share of that GPU's throughput: one bounded background Exec per GPU,
+  // resumed while any such collective is active there and suspended
+  // otherwise, which SimGrid's max-min sharing takes from concurrent compute.
+  void Shadow(int task, const std::vector<int>& gpus) {
+    const double share = NcclComputeShare();
+    if (share <= 0) return;
+    for (int g : gpus) {
+      if (active_dp_[g]++ > 0) continue;
+      if (!shadow_[g]) {
+        shadow_[g] = sg::Exec::init();
+        shadow_[g]->set_flops_amount(1e30);  // never finishes: suspended when idle
+        shadow_[g]->set_bound(share * p_.gpu_speed_flops);
+        shadow_[g]->set_host(Gpu(g));
+        shadow_[g]->start();
+      } else {
+        shadow_[g]->resume();
+      }
+    }
+    shadow_gpus_[task] = gpus;
+  }
+
+  void Finish(int i) {
+    if (auto it = shadow_gpus_.find(i); it != shadow_gpus_.end()) {
+      for (int g : it->second)
+        if (--active_dp_[g] == 0) shadow_[g]->suspend();
+      shadow_gpus_.erase(it);
+    }
+    times_.end_s[i] = sg::Engine::get_clock();
+    times_.makespan_s = std::max(times_.makespan_s, times_.end_s[i]);
+    for (int j : succ_[i])
+      if (--waiting_[j] == 0) Start(j);
+  }
+
+  void OnDone(sg::Activity const& a) {
+    // Activities finished before this one are released now; this one stays
+    // referenced until its own callback has returned.
+    graveyard_.clear();
+    auto it = owner_.find(const_cast<sg::Activity*>(&a));
+    if (it == owner_.end()) return;
+    int task = it->second.task;
+    graveyard_.push_back(std::move(it->second.ref));
+    owner_.erase(it);
+    if (--pending_[task] == 0) Finish(task);
+  }
+
+  struct Owned {
+    int task;
+    sg::ActivityPtr ref;
+  };
+  const Scenario& s_;
+  const preflight::Workload& w_;
+  const Platform& p_;
+  int n_;
+  std::vector<int> waiting_, pending_;
+  std::vector<std::vector<int>> succ_;
+  std::unordered_map<sg::Activity*, Owned> owner_;
+  std::vector<sg::ActivityPtr> graveyard_;
+  std::vector<sg::ExecPtr> shadow_;  // by GPU, created on first use
+  std::vector<int> active_dp_;        // DP collectives running on each GPU
+  std::unordered_map<int, std::vector<int>> shadow_gpus_;
+  bool all_lanes_ = true;
+  TaskTimes times_;
+};
+
+// One SimGrid run in this process. SimGrid 3.32 allows one Engine per
+// process lifetime ("Cannot change the model after the initialization").
+TaskTimes RunInThisProcess(const Scenario& s, const preflight::Workload& w) {
+  int argc = 2;
+  char arg0[] = "preflight";
+  char arg1[] = "--log=root.thres:critical";
+  char* argv[] = {arg0, arg1, nullptr};
+  sg::Engine engine(&argc, argv);
+  // The neutral network model: latency and bandwidth exactly as given, no
+  // TCP window, no cross-traffic (shared/SIMGRID_NOTES.md). Efficiency lives
+  // in comm_model.cc.
+  sg::Engine::set_config("network/model:CM02");
+  sg::Engine::set_config("network/crosstraffic:0");
+  sg::Engine::set_config("network/TCP-gamma:0");
+  Platform platform = BuildPlatform(s);
+  return Runner(s, w, platform).Run();
+}
+
+// Pipe I/O for the child's answer.
+void WriteAll(int fd, const void* data, size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t k = write(fd, p, n);
+    if (k <= 0) _exit(3);
+    p += k, n -= static_cast<size_t>(k);
+  }
+}
+std::string ReadAll(int fd) {
+  std::string out;
+  char buf[1 << 16];
+  for (ssize_t k; (k = read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(k));
+  return out;
+}
+
+}  // namespace
+
+TaskTimes RunWorkload(const Scenario& s, const preflight::Workload& w) {
+  if (static_cast<int>(w.gpus()) != s.cluster.gpus())
+    throw std::invalid_argument("workload was built for " + std::to_string(w.gpus()) +
+                                " GPUs but the scenario's cluster has " + std::to_string(s.cluster.gpus()));
+  // Each run gets a fresh SimGrid in a child process, so that one program
+  // (tests, sweeps, benchmarks) can simulate many scenarios.
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("pipe() failed");
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork() failed");
+  if (pid == 0) {
+    close(fds[0]);
+    char status = 0;
+    try {
+      TaskTimes t = RunInThisProcess(s, w);
+      uint64_t n = t.start_s.size();
+      WriteAll(fds[1], &status, 1);
+      WriteAll(fds[1], &n, sizeof n);
+      WriteAll(fds[1], t.start_s.data(), n * sizeof(double));
+      WriteAll(fds[1], t.end_s.data(), n * sizeof(double));
+      WriteAll(fds[1], &t.makespan_s, sizeof(double));
+      WriteAll(fds[1], &t.flows, sizeof(long long));
+    } catch (const std::exception& e) {
+      status = dynamic_cast<const std::invalid_argument*>(&e) ? 1 : 2;
+      WriteAll(fds[1], &status, 1);
+      WriteAll(fds[1], e.what(), std::strlen(e.what()));
+    }
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string answer = ReadAll(fds[0]);
+  close(fds[0]);
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);
+  if (answer.empty())
+    throw std::runtime_error("the SimGrid run crashed (child exit status " + std::to_string(wstatus) + ")");
+  if (answer[0] == 1) throw std::invalid_argument(answer.substr(1));
+  if (answer[0] != 0) throw std::runtime_error(answer.substr(1));
+  TaskTimes t;
+  const char* p = answer.data() + 1;
+  uint64_t n;
+  std::memcpy(&n, p, sizeof n);
+  p += sizeof n;
+  if (answer.size() != 1 + sizeof n + 2 * n * sizeof(double) + sizeof(double) + sizeof(long long))
+    throw std::runtime_error("truncated answer from the SimGrid run");
+  t.start_s.resize(n);
+  t.end_s.resize(n);
+  std::memcpy(t.start_s.data(), p, n * sizeof(double));
+  p += n * sizeof(double);
+  std::memcpy(t.end_s.data(), p, n * sizeof(double));
+  p += n * sizeof(double);
+  std::memcpy(&t.makespan_s, p, sizeof(double));
+  p += sizeof(double);
+  std::memcpy(&t.flows, p, sizeof(long long));
+  return t;
+}
+
+}  // namespace pf

@@ -1,0 +1,104 @@
+#include "sim/engine/platform.h"
+
+#include <string>
+
+#include "sim/collectives/comm_model.h"
+#include "sim/spec/spec.h"
+
+namespace pf {
+namespace sg = simgrid::s4u;
+
+namespace {
+
+sg::Link* MakeLink(sg::NetZone* zone, const std::string& name, double bytes_per_s, double latency_s) {
+  return zone->create_link(name, bytes_per_s)->set_latency(latency_s)->seal();
+}
+
+// One node: its GPUs, their links, its NICs and a gateway router.
+sg::NetZone* BuildNode(sg::NetZone* cluster, const Scenario& s, int k, Platform& out,
+                       simgrid::kernel::routing::NetPoint** gateway) {
+  const NodeSpec& n = s.cluster.node;
+  const int g = n.gpus_per_node;
+  const std::string p = "n" + std::to_string(k) + "_";
+  sg::NetZone* zone = sg::create_full_zone(p + "zone");
+  zone->set_parent(cluster);
+  auto* gw = zone->create_router(p + "gw");
+  *gateway = gw;
+
+  const double intra_eff = n.intra_kind == IntraKind::kNvswitch ? NvlinkEfficiency() : PcieEfficiency();
+  // On PCIe nodes the interconnect is the GPU's own PCIe link, which also
+  // carries its host and NIC traffic.
+  const double pcie_bw = (n.intra_kind == IntraKind::kPcie ? n.intra_bandwidth : n.host_link_bandwidth)
+                             .value() * PcieEfficiency();
+  std::vector<sg::Host*> hosts;
+  std::vector<sg::Link*> intra_out, intra_in, pcie_out, pcie_in, nic_out, nic_in;
+  for (int i = 0; i < g; ++i) {
+    std::string gi = p + "gpu" + std::to_string(i);
+    hosts.push_back(zone->create_host(gi, out.gpu_speed_flops)->seal());
+    pcie_out.push_back(MakeLink(zone, gi + "_pcie_out", pcie_bw, n.host_link_latency.value()));
+    pcie_in.push_back(MakeLink(zone, gi + "_pcie_in", pcie_bw, n.host_link_latency.value()));
+    if (n.intra_kind == IntraKind::kNvswitch) {
+      double bw = n.intra_bandwidth.value() * intra_eff;
+      intra_out.push_back(MakeLink(zone, gi + "_nvl_out", bw, n.intra_latency.value()));
+      intra_in.push_back(MakeLink(zone, gi + "_nvl_in", bw, 0));
+    }
+    out.gpus.push_back(hosts.back());
+  }
+  for (int r = 0; r < n.nics; ++r) {
+    double bw = n.nic_bandwidth.value() * NicEfficiency();
+    std::string nr = p + "nic" + std::to_string(r);
+    nic_out.push_back(MakeLink(zone, nr + "_out", bw, n.nic_latency.value()));
+    nic_in.push_back(MakeLink(zone, nr + "_in", bw, 0));
+  }
+  // The node's host: a CPU with host memory, reached over each GPU's PCIe.
+  sg::Host* cpu = zone->create_host(p + "cpu", 1e9)->seal();
+  out.cpus.push_back(cpu);
+  sg::Link* root_complex = nullptr;
+  if (n.intra_kind == IntraKind::kPcie)
+    root_complex = MakeLink(zone, p + "root_complex",
+                            n.root_complex_bandwidth.value() * PcieEfficiency(), n.intra_latency.value());
+
+  for (int i = 0; i < g; ++i) {
+    for (int j = 0; j < g; ++j) {
+      if (i == j) continue;
+      std::vector<sg::LinkInRoute> route;
+      if (n.intra_kind == IntraKind::kNvswitch)
+        route = {sg::LinkInRoute(intra_out[i]), sg::LinkInRoute(intra_in[j])};
+      else
+        route = {sg::LinkInRoute(pcie_out[i]), sg::LinkInRoute(root_complex), sg::LinkInRoute(pcie_in[j])};
+      zone->add_route(hosts[i]->get_netpoint(), hosts[j]->get_netpoint(), nullptr, nullptr, route, false);
+    }
+    zone->add_route(cpu->get_netpoint(), hosts[i]->get_netpoint(), nullptr, nullptr,
+                    {sg::LinkInRoute(pcie_in[i])}, false);
+    zone->add_route(hosts[i]->get_netpoint(), cpu->get_netpoint(), nullptr, nullptr,
+                    {sg::LinkInRoute(pcie_out[i])}, false);
+    const int rail = i * n.nics / g;
+    zone->add_route(hosts[i]->get_netpoint(), gw, nullptr, nullptr,
+                    {sg::LinkInRoute(pcie_out[i]), sg::LinkInRoute(nic_out[rail])}, false);
+    zone->add_route(gw, hosts[i]->get_netpoint(), nullptr, nullptr,
+                    {sg::LinkInRoute(nic_in[rail]), sg::LinkInRoute(pcie_in[i])}, false);
+  }
+  zone->seal();
+  return zone;
+}
+
+}  // namespace
+
+Platform BuildPlatform(const Scenario& s) {
+  Platform out;
+  out.gpu_speed_flops = PeakFlops(s.cluster.node.gpu, s.training.precision).value();
+  sg::NetZone* cluster = sg::create_star_zone("cluster");
+  // The crossbar itself is non-blocking; a fat pipe per node stands for it.
+  for (int k = 0; k < s.cluster.nodes; ++k) {
+    simgrid::kernel::routing::NetPoint* gw = nullptr;
+    sg::NetZone* node = BuildNode(cluster, s, k, out, &gw);
+    sg::Link* backbone = cluster->create_link("n" + std::to_string(k) + "_fabric", 1e15)
+                             ->set_sharing_policy(sg::Link::SharingPolicy::FATPIPE)
+                             ->seal();
+    cluster->add_route(node->get_netpoint(), nullptr, gw, nullptr, {sg::LinkInRoute(backbone)}, true);
+  }
+  cluster->seal();
+  return out;
+}
+
+}  // namespace pf

@@ -1,0 +1,37 @@
+// The SimGrid platform of a cluster. With engine.cc, the only code that
+// touches SimGrid.
+//
+//   cluster: star zone, a non-blocking crossbar between nodes
+//   ┌──────────────────────────────────────────────────────────────┐
+//   │  node k (full zone)                                          │
+//   │   gpu0 ─nvl0_out─┐            ┌─nvl1_in─ gpu1   (NVSwitch)   │
+//   │                  └─(switch)───┘                              │
+//   │   gpu0 ─pcie0_out─ nicR_out ─► gw ─► fabric ─► other nodes   │
+//   │   PCIe nodes: gpu0 ─pcie0_out─ root_complex ─pcie1_in─ gpu1  │
+//   │   host memory: cpu ─pcie0_in─ gpu0,  gpu0 ─pcie0_out─ cpu     │
+//   └──────────────────────────────────────────────────────────────┘
+//
+// Every GPU is a host whose speed is its dense peak for the training
+// precision. Links carry line rate x achieved efficiency per link class
+// (comm_model.h); NICs are shared by gpus_per_node / nics GPUs (rail r =
+// local rank x nics / gpus_per_node).
+#pragma once
+
+#include <vector>
+
+#include <simgrid/s4u.hpp>
+
+#include "sim/spec/spec.h"
+
+namespace pf {
+
+struct Platform {
+  std::vector<simgrid::s4u::Host*> gpus;  // by global GPU index
+  std::vector<simgrid::s4u::Host*> cpus;  // each node's host (memory), by node
+  double gpu_speed_flops = 0;             // host speed (FLOP/s)
+};
+
+// REQUIRES: a live simgrid::s4u::Engine with the network model configured.
+Platform BuildPlatform(const Scenario& s);
+
+}  // namespace pf

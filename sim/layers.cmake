@@ -1,0 +1,28 @@
+# The stages of sim/, one folder and one library each, and the direction
+# each may look in: PF_DEPS_<stage> lists the stages its code may include
+# and link (and, through them, theirs). Data flows one way:
+#
+#   base <- spec <- scenario                      (YAML -> Scenario)
+#           spec <- model <- workload             (model math -> task graph)
+#   base <- collectives <- engine                 (flows -> SimGrid; SimGrid only here)
+#           engine <- accounting                  (task times -> breakdown)
+#   workload, accounting <- job <- report <- cli  (step -> job -> report)
+#
+# check_layers.cmake enforces this table at configure time and as a test.
+set(PF_LAYERS base proto spec scenario model collectives workload engine accounting job
+    calibration report cli)
+set(PF_DEPS_base "")
+set(PF_DEPS_proto "")
+set(PF_DEPS_spec base)
+set(PF_DEPS_scenario spec)
+set(PF_DEPS_model spec)
+set(PF_DEPS_collectives base)
+set(PF_DEPS_workload model proto)
+set(PF_DEPS_engine collectives spec proto)
+set(PF_DEPS_accounting engine)
+set(PF_DEPS_job accounting workload)
+set(PF_DEPS_calibration job scenario)
+set(PF_DEPS_report job)
+set(PF_DEPS_cli report scenario)
+# The only stage that may include SimGrid.
+set(PF_SIMGRID_LAYER engine)

@@ -1,0 +1,212 @@
+#include "sim/model/memory_model.h"
+
+#include <algorithm>
+
+#include "sim/model/model_math.h"
+
+namespace pf {
+namespace {
+
+// Mixed-precision Adam: 2 B weights + 2 B gradients + 12 B optimizer state
+// (fp32 master copy, momentum, variance) per trainable parameter (Rajbhandari
+// et al. 2020, "ZeRO", Sec. 3.1: K = 12).
+constexpr double kWeightBytes = 2, kGradBytes = 2, kOptimizerBytes = 12;
+// NF4 with double quantization: 4.127 bits per parameter (Dettmers et al.
+// 2023, "QLoRA", Sec. 3).
+constexpr double kNf4Bytes = 4.127 / 8;
+// CUDA context + cuBLAS workspace + NCCL buffers: ~1 GiB seen per process in
+// PyTorch jobs (assumption; nvidia-smi of an idle torch+NCCL process).
+constexpr double kFrameworkFixedBytes = 1.0 * kGiB;
+// Caching-allocator fragmentation reserve on top of live tensors
+// (assumption: 5%; PyTorch reports reserved-vs-allocated gaps of 3-10%).
+constexpr double kFragmentation = 0.05;
+
+double AdapterParamsPerLayer(const ModelSpec& m, int rank) {
+  const double h = m.hidden, kv = double(m.kv_heads) * m.head_dim(), f = m.ffn;
+  int mlp = m.ffn_kind == FfnKind::kSwiglu ? 3 : 2;
+  return rank * ((h + h + 2 * kv) + (h + h) + mlp * (h + f));
+}
+
+// Activation bytes one layer saves for backward, per micro-batch, on one TP
+// rank without sequence parallelism (Korthikanti et al. 2022, Sec. 4.1,
+// generalised to GQA and SwiGLU: 10 sbh replicated + sharded terms).
+double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp) {
+  const double s = t.seq_len, b = t.micro_batch, h = m.hidden, f = m.ffn;
+  const double kv_rank = KvDimPerRank(m, tp);
+  const double sb = s * b;
+  if (t.recompute == Recompute::kFull) return 2 * sb * h;  // the layer input only
+  double replicated = 10 * sb * h;  // 2 norms' inputs, QKV and MLP inputs, 2 dropout masks
+  double up = m.ffn_kind == FfnKind::kSwiglu ? 2 * f : f;
+  double sharded = 2 * sb * (h + 2 * kv_rank * tp)  // Q, K, V
+                   + 2 * sb * h                     // projection input
+                   + 2 * sb * up + 2 * sb * f;  // MLP-up output, activation output
+  double scores = 0;
+  if (t.attention == Attention::kUnfused && t.recompute == Recompute::kNone)
+    scores = 5.0 * m.heads * s * s * b;  // softmax, dropout mask, dropout output
+  return replicated + (sharded + scores) / tp;
+}
+
+MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
+  const ModelSpec& m = sc.model;
+  const ParallelSpec& p = sc.parallel;
+  const TrainingSpec& t = sc.training;
+  const ParamCount pc = CountParams(m);
+  const bool first = stage == 0, last = stage == p.pp - 1;
+  const int layers = m.layers / p.pp;
+
+  // Parameters resident on this stage, per TP rank (Megatron splits the
+  // embedding and head by vocabulary; a tied embedding is duplicated on the
+  // last stage when pp > 1).
+  double layer_params = pc.per_layer * layers / p.tp;
+  double edge_params = 0;
+  if (first) edge_params += pc.embedding / p.tp;
+  if (last) edge_params += (m.tied_embeddings && p.pp > 1 ? pc.embedding : pc.lm_head) / p.tp +
+                           pc.final_norm;
+  const double base = layer_params + edge_params;
+
+  MemoryBreakdown r;
+  r.stage = stage;
+  const double dp = p.dp;
+  if (t.method == Method::kFull) {
+    r.weights = Bytes(base * kWeightBytes / (p.zero >= 3 ? dp : 1));
+    r.gradients = Bytes(base * kGradBytes / (p.zero >= 2 ? dp : 1));
+    r.optimizer = Bytes(base * kOptimizerBytes / (p.zero >= 1 ? dp : 1));
+  } else {
+    double frozen = t.method == Method::kQlora ? layer_params * kNf4Bytes + edge_params * 2
+                                               : base * kWeightBytes;
+    double adapters = AdapterParamsPerLayer(m, t.lora_rank) * layers / p.tp;
+    r.weights = Bytes(frozen / (p.zero >= 3 ? dp : 1) + adapters * kWeightBytes);
+    r.gradients = Bytes(adapters * kGradBytes);
+    r.optimizer = Bytes(adapters * kOptimizerBytes / (p.zero >= 1 ? dp : 1));
+  }
+
+  // 1F1B: stage i holds the activations of its warm-up forwards + 1 at peak:
+  // pp - i micro-batches, or with vp model chunks (pp - i - 1) x 2 +
+  // (vp - 1) x pp + 1 chunk-micro-batches of layers / (pp x vp) layers each.
+  const int micro_batches = t.micro_batches_per_step(p.dp);
+  const int chunk_layers = m.layers / (p.pp * p.vp);
+  const int in_flight = p.vp == 1 ? std::min(p.pp - stage, micro_batches)
+                                  : std::min((p.pp - stage - 1) * 2 + (p.vp - 1) * p.pp + 1,
+                                             micro_batches * p.vp);
+  double act = LayerActivationBytes(m, t, p.tp) * chunk_layers * in_flight;
+  if (t.recompute == Recompute::kFull) {
+    TrainingSpec no_recompute = t;
+    no_recompute.recompute = Recompute::kNone;
+    act += LayerActivationBytes(m, no_recompute, p.tp);  // one layer rematerialised
+  }
+  r.activations = Bytes(act);
+  if (last)  // bf16 logits + fp32 softmax/gradient over the vocabulary shard
+    r.logits = Bytes(double(t.micro_batch) * t.seq_len * m.vocab / p.tp * (2 + 4));
+  if (p.zero >= 3 && p.dp > 1)  // the layer being computed, the prefetched one, its gradients
+    r.zero_buffers = Bytes(pc.per_layer / p.tp * (2 * LayerWeightBytes(t.method) + kGradBytes));
+
+  double live = (r.weights + r.gradients + r.optimizer + r.activations + r.logits +
+                 r.zero_buffers).value();
+  r.framework = Bytes(kFrameworkFixedBytes + kFragmentation * live);
+  r.total = Bytes(live) + r.framework;
+  r.capacity = sc.cluster.node.gpu.memory;
+  r.fits = r.total <= r.capacity;
+  return r;
+}
+
+}  // namespace
+
+double LayerWeightBytes(Method m) { return m == Method::kQlora ? kNf4Bytes : kWeightBytes; }
+
+double TrainableParams(const Scenario& s) {
+  if (s.training.method == Method::kFull) return CountParams(s.model).total(s.model.layers);
+  return AdapterParamsPerLayer(s.model, s.training.lora_rank) * s.model.layers;
+}
+
+MemoryBreakdown EstimateMemory(const Scenario& s) {
+  MemoryBreakdown worst = StageMemory(s, 0);
+  if (s.parallel.pp > 1) {
+    MemoryBreakdown last = StageMemory(s, s.parallel.pp - 1);
+    if (last.total > worst.total) worst = last;
+  }
+  return worst;
+}
+
+std::vector<FitSuggestion> SuggestFits(const Scenario& s) {
+  if (EstimateMemory(s).fits) return {};
+  struct Candidate {
+    std::string change;
+    std::vector<std::string> flags;
+    Scenario sc;
+  };
+  std::vector<Candidate> candidates;
+  auto add = [&](std::string change, std::vector<std::string> flags, Scenario sc) {
+    candidates.push_back({std::move(change), std::move(flags), std::move(sc)});
+  };
+  const ParallelSpec& p = s.parallel;
+  const TrainingSpec& t = s.training;
+  if (t.recompute != Recompute::kFull) {
+    Scenario c = s;
+    c.training.recompute = Recompute::kFull;
+    add("activation recompute: full", {"training.recompute=full"}, c);
+  }
+  for (int z = p.zero + 1; z <= (p.pp > 1 ? 1 : 3); ++z) {
+    Scenario c = s;
+    c.parallel.zero = z;
+    add("ZeRO stage " + std::to_string(z), {"parallel.zero=" + std::to_string(z)}, c);
+  }
+  if (t.method == Method::kFull) {
+    Scenario c = s;
+    c.training.method = Method::kLora;
+    add("LoRA (rank " + std::to_string(t.lora_rank) + ") instead of full fine-tuning",
+        {"training.method=lora"}, c);
+  }
+  if (t.method != Method::kQlora) {
+    Scenario c = s;
+    c.training.method = Method::kQlora;
+    add("QLoRA (4-bit frozen base)", {"training.method=qlora"}, c);
+  }
+  if (t.micro_batch > 1) {
+    Scenario c = s;
+    c.training.micro_batch = 1;
+    add("micro-batch 1", {"training.micro_batch=1"}, c);
+  }
+  // More GPUs: double the nodes (up to 64x) keeping tp and pp, sharding by dp.
+  for (int k = 2; k <= 64; k *= 2) {
+    Scenario c = s;
+    c.cluster.nodes *= k;
+    c.parallel.dp *= k;
+    if (c.training.global_batch % (c.training.micro_batch * c.parallel.dp) != 0) break;
+    if (c.parallel.zero == 0) continue;  // dp alone shards nothing
+    if (!EstimateMemory(c).fits) continue;
+    add(std::to_string(c.cluster.nodes) + " nodes (dp " + std::to_string(c.parallel.dp) + ")",
+        {"cluster.nodes=" + std::to_string(c.cluster.nodes),
+         "parallel.dp=" + std::to_string(c.parallel.dp)}, c);
+    break;
+  }
+  for (int k = 2; k <= 64; k *= 2) {
+    Scenario c = s;
+    c.cluster.nodes *= k;
+    c.parallel.pp *= k;
+    if (s.model.layers % c.parallel.pp != 0 || c.parallel.zero >= 2) break;
+    if (!EstimateMemory(c).fits) continue;
+    add(std::to_string(c.cluster.nodes) + " nodes with pipeline parallelism pp " +
+            std::to_string(c.parallel.pp),
+        {"cluster.nodes=" + std::to_string(c.cluster.nodes),
+         "parallel.pp=" + std::to_string(c.parallel.pp)}, c);
+    break;
+  }
+  std::vector<FitSuggestion> out;
+  for (const auto& c : candidates) {
+    MemoryBreakdown m = EstimateMemory(c.sc);
+    if (m.fits) out.push_back({c.change, c.flags, m.total});
+  }
+  // Combine recompute with each other change when no single change suffices.
+  if (out.empty() && t.recompute != Recompute::kFull) {
+    for (auto c : candidates) {
+      if (c.sc.training.recompute == Recompute::kFull) continue;
+      c.sc.training.recompute = Recompute::kFull;
+      c.flags.push_back("training.recompute=full");
+      MemoryBreakdown m = EstimateMemory(c.sc);
+      if (m.fits) out.push_back({c.change + " + full recompute", c.flags, m.total});
+    }
+  }
+  return out;
+}
+
+}  // namespace pf

@@ -1,0 +1,51 @@
+// GPU memory per device for a scenario: weights, gradients and optimizer
+// states by method, precision and ZeRO stage; activations by recompute
+// policy (Korthikanti et al. 2022, "Reducing Activation Recomputation in
+// Large Transformer Models", Table 2) times the micro-batches a 1F1B stage
+// keeps in flight; framework overhead. Plain arithmetic, no SimGrid.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/spec/spec.h"
+#include "sim/base/units.h"
+
+namespace pf {
+
+struct MemoryBreakdown {
+  int stage = 0;          // pipeline stage this describes (the fullest one)
+  Bytes weights;          // model weights resident on the GPU
+  Bytes gradients;
+  Bytes optimizer;        // fp32 master weights + Adam moments (+ adapters')
+  Bytes activations;      // saved for backward, all in-flight micro-batches
+  Bytes logits;           // last stage: logits + fp32 loss buffers
+  Bytes zero_buffers;     // ZeRO-3: gathered layers in flight
+  Bytes framework;        // CUDA context, workspaces, NCCL, fragmentation
+  Bytes total;
+  Bytes capacity;         // the GPU's memory
+  bool fits = false;
+};
+
+// Per-GPU memory of the fullest pipeline stage.
+MemoryBreakdown EstimateMemory(const Scenario& s);
+
+// One change to the scenario that makes it fit, with the memory it gives.
+struct FitSuggestion {
+  std::string change;      // e.g. "parallel.zero=3", as --set would take it
+  std::vector<std::string> overrides;  // the --set flags that make the change
+  Bytes per_gpu;
+};
+// Up to a handful of single changes (recompute, ZeRO, LoRA/QLoRA, more
+// tensor/pipeline parallelism, more nodes, smaller micro-batch) that fit,
+// most conservative first. Empty when the scenario already fits.
+std::vector<FitSuggestion> SuggestFits(const Scenario& s);
+
+// Bytes per parameter of the (frozen or trained) transformer-layer weights:
+// 2 (bf16/fp16), or 4.127 bits for QLoRA's NF4 base.
+double LayerWeightBytes(Method m);
+
+// Trainable parameters (all for full training, adapters for LoRA/QLoRA).
+double TrainableParams(const Scenario& s);
+
+}  // namespace pf

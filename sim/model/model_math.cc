@@ -1,0 +1,187 @@
+#include "sim/model/model_math.h"
+
+#include <algorithm>
+
+namespace pf {
+namespace {
+
+// Weight matrices of the MLP: up and down for GeLU; gate, up and down for
+// SwiGLU (Shazeer 2020, "GLU Variants Improve Transformer").
+int FfnMatrices(const ModelSpec& m) { return m.ffn_kind == FfnKind::kSwiglu ? 3 : 2; }
+double KvDim(const ModelSpec& m) { return double(m.kv_heads) * m.head_dim(); }
+
+// Bytes read and written by C = A (m x k) * B (k x n), elements of e bytes.
+Op Gemm(std::string name, double m, double k, double n, double e) {
+  return {std::move(name), OpKind::kGemm, Flops(2 * m * k * n), Bytes(e * (m * k + k * n + m * n))};
+}
+Op Memory(std::string name, double bytes) {
+  return {std::move(name), OpKind::kMemory, Flops(0), Bytes(bytes)};
+}
+
+// The forward GEMMs of one block on one TP rank (Megatron column/row split:
+// QKV and MLP-up split by columns, projection and MLP-down by rows).
+std::vector<Op> LayerGemms(const ModelSpec& m, double tokens, int tp, double e) {
+  const double h = m.hidden, kv_rank = KvDimPerRank(m, tp), f = m.ffn;
+  const double up = m.ffn_kind == FfnKind::kSwiglu ? 2 * f : f;
+  return {Gemm("qkv", tokens, h, h / tp + 2 * kv_rank, e), Gemm("attn_proj", tokens, h / tp, h, e),
+          Gemm("mlp_up", tokens, h, up / tp, e), Gemm("mlp_down", tokens, f / tp, h, e)};
+}
+
+// Rank-r adapters on every linear layer (Hu et al. 2021; QLoRA adapts all
+// linear layers, Dettmers et al. 2023): x*A (in x r) then *B (r x out).
+double AdapterFlopsPerToken(const ModelSpec& m, int rank, int tp) {
+  const double h = m.hidden, kv = KvDim(m), f = m.ffn;
+  double in_out = (h + h + 2 * kv) + (h + h) + FfnMatrices(m) * (h + f);
+  return 2.0 * rank * in_out / tp;
+}
+
+}  // namespace
+
+double KvDimPerRank(const ModelSpec& m, int tp) {
+  return std::max(1.0, double(m.kv_heads) / tp) * m.head_dim();
+}
+
+double ActivationBytes(Precision) {
+  // bf16/fp16 activations; FP8 recipes (Transformer Engine) keep activations
+  // and weights in bf16 outside the GEMM inputs.
+  return 2.0;
+}
+
+ParamCount CountParams(const ModelSpec& m) {
+  const double h = m.hidden, kv = KvDim(m), f = m.ffn;
+  ParamCount p;
+  double attention = 2 * h * h + 2 * h * kv;
+  double mlp = FfnMatrices(m) * h * f;
+  double biases = m.bias ? (h + 2 * kv) + h + (FfnMatrices(m) - 1) * f + h : 0;
+  double norm = m.layernorm ? 2 * h : h;
+  p.per_layer = attention + mlp + biases + 2 * norm;
+  p.embedding = double(m.vocab) * h + (m.position == Position::kLearned ? double(m.max_seq) * h : 0);
+  p.lm_head = m.tied_embeddings ? 0 : double(m.vocab) * h;
+  p.final_norm = norm;
+  return p;
+}
+
+TokenFlops ForwardFlopsPerToken(const ModelSpec& m, int seq_len) {
+  const double h = m.hidden, kv = KvDim(m), f = m.ffn;
+  TokenFlops t;
+  t.layer_matmul = 2 * (2 * h * h + 2 * h * kv + FfnMatrices(m) * h * f);
+  t.layer_attention = 4.0 * seq_len * h;  // QK^T and AV, full square
+  t.lm_head = 2.0 * m.vocab * h;
+  return t;
+}
+
+StepFlops TrainingStepFlops(const ModelSpec& m, const TrainingSpec& t) {
+  const TokenFlops f = ForwardFlopsPerToken(m, t.seq_len);
+  const double tokens = double(t.global_batch) * t.seq_len;
+  const double matmul = f.layer_matmul * m.layers + f.lm_head;
+  const double attention = f.layer_attention * m.layers;
+  double per_token;
+  if (t.method == Method::kFull) {
+    per_token = 3 * (matmul + attention);  // backward = 2x forward
+  } else {
+    // Frozen base: backward computes activation gradients only (1x matmul),
+    // attention has no weights so its backward stays 2x; plus adapters.
+    per_token = 2 * matmul + 3 * attention + 3 * AdapterFlopsPerToken(m, t.lora_rank, 1) * m.layers;
+  }
+  double recompute = 0;
+  if (t.recompute == Recompute::kFull) recompute = (f.layer_matmul + f.layer_attention) * m.layers;
+  if (t.recompute == Recompute::kSelective) recompute = f.layer_attention * m.layers;
+  return {Flops(per_token * tokens), Flops((per_token + recompute) * tokens)};
+}
+
+Bytes HiddenStateBytes(const ModelSpec& m, const TrainingSpec& t) {
+  return Bytes(double(t.micro_batch) * t.seq_len * m.hidden * ActivationBytes(t.precision));
+}
+
+std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass pass, bool frozen) {
+  const double e = ActivationBytes(t.precision);
+  const double b = t.micro_batch, s = t.seq_len, h = m.hidden, f = m.ffn;
+  const double tokens = b * s;
+  const double bsh = tokens * h;
+  const double heads = double(m.heads) / tp;
+  const bool bwd = pass == Pass::kBackward;
+  // Elementwise kernels move about twice the bytes in backward (read the
+  // saved input and the incoming gradient, write the outgoing gradient).
+  const double mem_factor = bwd ? 2.0 : 1.0;
+  std::vector<Op> ops;
+
+  ops.push_back(Memory("norm1", mem_factor * 2 * bsh * e));
+  for (Op g : LayerGemms(m, tokens, tp, e)) {
+    if (!bwd) { ops.push_back(g); continue; }
+    ops.push_back({g.name + "_dgrad", OpKind::kGemm, g.flops, g.bytes});
+    if (!frozen) ops.push_back({g.name + "_wgrad", OpKind::kGemm, g.flops, g.bytes});
+  }
+  if (t.attention == Attention::kFlash) {
+    // FlashAttention (Dao 2022): causal kernels skip the masked half; the
+    // backward runs 5 matmuls to the forward's 2 (2.5x).
+    double fwd = 0.5 * 4 * b * s * s * h / tp;
+    double qkvo = e * tokens * (2 * h / tp + 2 * KvDimPerRank(m, tp));
+    ops.push_back({bwd ? "flash_attn_bwd" : "flash_attn", OpKind::kAttention,
+                   Flops(bwd ? 2.5 * fwd : fwd), Bytes(mem_factor * qkvo)});
+  } else {
+    // Unfused: scores and AV as batched GEMMs over the full square, softmax,
+    // mask and dropout over b x heads x s x s elements: 7 bytes written and
+    // 6 read per element (Korthikanti et al. 2022 store 5 of them).
+    double score = 2 * b * s * s * h / tp;
+    double score_bytes = e * b * heads * s * s;
+    int copies = bwd ? 2 : 1;
+    for (int i = 0; i < copies; ++i) {
+      ops.push_back({"attn_scores", OpKind::kGemm, Flops(score), Bytes(score_bytes + 2 * e * bsh / tp)});
+      ops.push_back({"attn_values", OpKind::kGemm, Flops(score), Bytes(score_bytes + 2 * e * bsh / tp)});
+    }
+    ops.push_back(Memory("softmax_dropout", 13.0 / 2.0 * score_bytes));
+  }
+  ops.push_back(Memory("residual1", mem_factor * bsh * (3 * e + 1)));
+  ops.push_back(Memory("norm2", mem_factor * 2 * bsh * e));
+  const double act = tokens * f / tp;
+  ops.push_back(Memory(m.ffn_kind == FfnKind::kSwiglu ? "swiglu" : "gelu",
+                       mem_factor * (m.ffn_kind == FfnKind::kSwiglu ? 3 : 2) * act * e));
+  ops.push_back(Memory("residual2", mem_factor * bsh * (3 * e + 1)));
+
+  if (t.precision == Precision::kFp8) {
+    // FP8 GEMMs take FP8 operands: Transformer Engine casts each GEMM's
+    // activation input (forward) and incoming gradient (backward) from bf16,
+    // reading 2 B and writing 1 B per element (Micikevicius et al. 2022, "FP8
+    // Formats for Deep Learning"; weights are cast once per step, ignored).
+    const double up = m.ffn_kind == FfnKind::kSwiglu ? 2 * f : f;
+    const double inputs = tokens * (h + h / tp + h + f / tp);                  // qkv, proj, up, down
+    const double grads = tokens * ((h / tp + 2 * KvDimPerRank(m, tp)) + h + up / tp + h);
+    ops.push_back(Memory("fp8_cast", 3.0 * (bwd ? grads : inputs)));
+  }
+
+  if (t.method != Method::kFull) {
+    double flops = AdapterFlopsPerToken(m, t.lora_rank, tp) * tokens * (bwd ? 2 : 1);
+    ops.push_back({"lora_adapters", OpKind::kGemm, Flops(flops), Bytes(4 * e * bsh)});
+  }
+  if (t.method == Method::kQlora) {
+    // bitsandbytes NF4: each use of a base weight dequantizes it to bf16
+    // (read 0.5 B + write 2 B per parameter) before the matmul.
+    double shard = CountParams(m).per_layer / tp;
+    ops.push_back(Memory("nf4_dequant", 2.5 * shard));
+  }
+  return ops;
+}
+
+std::vector<Op> EmbeddingOps(const ModelSpec& m, const TrainingSpec& t, int, Pass pass) {
+  const double e = ActivationBytes(t.precision);
+  const double bsh = double(t.micro_batch) * t.seq_len * m.hidden;
+  if (pass == Pass::kBackward && t.method != Method::kFull) return {};
+  return {Memory(pass == Pass::kForward ? "embedding" : "embedding_grad", 2 * bsh * e)};
+}
+
+std::vector<Op> HeadOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass pass, bool frozen) {
+  const double e = ActivationBytes(t.precision);
+  const double tokens = double(t.micro_batch) * t.seq_len;
+  Op logits = Gemm("logits", tokens, m.hidden, double(m.vocab) / tp, e);
+  // Softmax cross-entropy in fp32 over the vocabulary shard: logits read,
+  // fp32 softmax written and read back (Megatron's vocab-parallel loss).
+  const double loss_bytes = tokens * double(m.vocab) / tp * (e + 4 + 4);
+  if (pass == Pass::kForward) return {Memory("final_norm", 2 * tokens * m.hidden * e), logits,
+                                      Memory("cross_entropy", loss_bytes)};
+  std::vector<Op> ops{Memory("cross_entropy_bwd", loss_bytes),
+                      {"logits_dgrad", OpKind::kGemm, logits.flops, logits.bytes}};
+  if (!frozen) ops.push_back({"logits_wgrad", OpKind::kGemm, logits.flops, logits.bytes});
+  return ops;
+}
+
+}  // namespace pf

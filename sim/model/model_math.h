@@ -1,0 +1,73 @@
+// Transformer arithmetic: parameter counts, FLOPs per token, and the list of
+// kernels one layer runs for one micro-batch on one GPU (with its tensor-
+// parallel shard). Plain functions of ModelSpec; no SimGrid, no timing.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/spec/spec.h"
+#include "sim/base/units.h"
+
+namespace pf {
+
+struct ParamCount {
+  double per_layer = 0;     // one transformer block incl. its norms and biases
+  double embedding = 0;     // token embedding (+ learned positions)
+  double lm_head = 0;       // 0 when tied to the embedding
+  double final_norm = 0;
+  double total(int layers) const { return per_layer * layers + embedding + lm_head + final_norm; }
+};
+ParamCount CountParams(const ModelSpec& m);
+
+// Forward FLOPs per token at sequence length s, Megatron convention: every
+// matmul 2 FLOPs per multiply-add, attention scores counted over the full
+// s x s square (no causal discount).
+struct TokenFlops {
+  double layer_matmul = 0;    // one block's weight matmuls
+  double layer_attention = 0; // one block's QK^T and AV
+  double lm_head = 0;         // logits
+  double forward(int layers) const { return (layer_matmul + layer_attention) * layers + lm_head; }
+};
+TokenFlops ForwardFlopsPerToken(const ModelSpec& m, int seq_len);
+
+// FLOPs of one training step (global batch) as the model needs them
+// (forward + backward for `method`, no recompute) and as the hardware runs
+// them (plus the recompute forward).
+struct StepFlops {
+  Flops model;
+  Flops hardware;
+};
+StepFlops TrainingStepFlops(const ModelSpec& m, const TrainingSpec& t);
+
+// One GPU kernel: either a matmul (m x k times k x n) or a memory-bound op.
+enum class OpKind { kGemm, kAttention, kMemory };
+struct Op {
+  std::string name;
+  OpKind kind = OpKind::kMemory;
+  Flops flops;
+  Bytes bytes;  // HBM traffic (reads + writes)
+};
+
+enum class Pass { kForward, kBackward };
+
+// Kernels of one transformer block for `micro_batch` sequences on one GPU of
+// a tensor-parallel group of `tp`. Backward covers activation gradients, plus
+// weight gradients unless `frozen` (LoRA/QLoRA base weights).
+std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass pass, bool frozen);
+// The embedding lookup (first stage) and logits + loss (last stage).
+std::vector<Op> EmbeddingOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass pass);
+std::vector<Op> HeadOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass pass, bool frozen);
+
+// Bytes of one activation tensor [micro_batch, seq, hidden] in the training
+// precision: what a pipeline stage sends and what a TP all-reduce carries.
+Bytes HiddenStateBytes(const ModelSpec& m, const TrainingSpec& t);
+
+// Key/value projection width held by one TP rank: kv_heads / tp heads, or one
+// whole (replicated) head when tp exceeds the KV heads (Megatron GQA).
+double KvDimPerRank(const ModelSpec& m, int tp);
+
+// Bytes per element of activations and weights in the training precision.
+double ActivationBytes(Precision p);
+
+}  // namespace pf

@@ -1,0 +1,55 @@
+#include "sim/report/report.h"
+
+namespace pf {
+
+nlohmann::json ToJson(const Result& r) {
+  using nlohmann::json;
+  const Scenario& s = r.scenario;
+  const MemoryBreakdown& m = r.memory;
+  json j;
+  j["scenario"] = {{"name", s.name}, {"file", s.file}, {"model", s.model.name},
+                   {"node", s.cluster.node.name}, {"nodes", s.cluster.nodes},
+                   {"gpus", s.cluster.gpus()},
+                   {"parallel", {{"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"vp", s.parallel.vp},
+                                 {"dp", s.parallel.dp}, {"zero", s.parallel.zero}}}};
+  j["memory"] = {{"per_gpu_bytes", m.total.value()}, {"capacity_bytes", m.capacity.value()},
+                 {"fits", m.fits}, {"stage", m.stage},
+                 {"weights_bytes", m.weights.value()}, {"gradients_bytes", m.gradients.value()},
+                 {"optimizer_bytes", m.optimizer.value()},
+                 {"activations_bytes", m.activations.value()}, {"logits_bytes", m.logits.value()},
+                 {"zero_buffers_bytes", m.zero_buffers.value()},
+                 {"framework_bytes", m.framework.value()}};
+  json sug = json::array();
+  for (const auto& x : r.suggestions)
+    sug.push_back({{"change", x.change}, {"set", x.overrides}, {"per_gpu_bytes", x.per_gpu.value()}});
+  j["memory"]["suggestions"] = sug;
+  if (!r.step) {
+    for (const char* k : {"step_time_s", "tokens_per_s", "mfu", "hfu", "scaling_efficiency",
+                          "breakdown", "job"})
+      j[k] = nullptr;
+    return j;
+  }
+  const StepResult& st = *r.step;
+  j["step_time_s"] = st.step_time.value();
+  j["tokens_per_step"] = st.tokens_per_step;
+  j["tokens_per_s"] = st.tokens_per_s;
+  j["tokens_per_s_per_gpu"] = st.tokens_per_s / s.cluster.gpus();
+  j["mfu"] = st.mfu;
+  j["hfu"] = st.hfu;
+  j["scaling_efficiency"] = st.scaling_efficiency;
+  const Breakdown& b = st.breakdown;
+  j["breakdown"] = {{"compute_s", b.compute.value()},     {"optimizer_s", b.optimizer.value()},
+                    {"tp_comm_s", b.tp_comm.value()},     {"pp_comm_s", b.pp_comm.value()},
+                    {"dp_comm_s", b.dp_comm.value()},     {"io_s", b.io.value()},
+                    {"bubble_s", b.bubble.value()},
+                    {"idle_s", b.idle.value()}};
+  j["job"] = {{"tokens", s.training.job_tokens}, {"steps", st.steps},
+              {"wall_clock_s", st.wall_clock.value()},
+              {"cost_usd", st.cost ? json(st.cost->value()) : json(nullptr)}};
+  j["simulation"] = {{"tasks", st.tasks}, {"flows", st.flows}};
+  return j;
+}
+
+std::string RenderJson(const Result& r) { return ToJson(r).dump(2) + "\n"; }
+
+}  // namespace pf

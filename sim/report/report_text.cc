@@ -1,0 +1,128 @@
+#include <fmt/format.h>
+
+#include "sim/model/model_math.h"
+#include "sim/spec/names.h"
+#include "sim/report/report.h"
+
+namespace pf {
+namespace {
+
+std::string Gib(Bytes b) { return fmt::format("{:.1f} GiB", b.value() / kGiB); }
+
+std::string Duration(Seconds t) {
+  double s = t.value();
+  if (s < 1) return fmt::format("{:.1f} ms", s * 1e3);
+  if (s < 120) return fmt::format("{:.2f} s", s);
+  if (s < 2 * 3600) return fmt::format("{:.1f} min", s / 60);
+  if (s < 3 * 86400) return fmt::format("{:.1f} h", s / 3600);
+  return fmt::format("{:.1f} days", s / 86400);
+}
+
+std::string Count(double x) {
+  if (x >= 1e12) return fmt::format("{:.2f} T", x / 1e12);
+  if (x >= 1e9) return fmt::format("{:.2f} B", x / 1e9);
+  if (x >= 1e6) return fmt::format("{:.2f} M", x / 1e6);
+  if (x >= 1e3) return fmt::format("{:.1f} K", x / 1e3);
+  return fmt::format("{:.0f}", x);
+}
+
+void Header(std::string& o, const Scenario& s) {
+  const ModelSpec& m = s.model;
+  const NodeSpec& n = s.cluster.node;
+  const ParallelSpec& p = s.parallel;
+  const TrainingSpec& t = s.training;
+  o += fmt::format("Preflight: {}\n", s.name);
+  o += fmt::format("  scenario   {}\n", s.file);
+  o += fmt::format("  model      {}: {} layers, hidden {}, {} heads ({} KV), {} {}, vocab {}; {} params\n",
+                   m.name, m.layers, m.hidden, m.heads, m.kv_heads,
+                   m.ffn_kind == FfnKind::kSwiglu ? "SwiGLU" : "GeLU", m.ffn, m.vocab,
+                   Count(CountParams(m).total(m.layers)));
+  o += fmt::format("  cluster    {} x {} = {} x {} ({} {:.0f} GB/s per GPU per direction; {} x {:.0f} Gb/s NIC per node)\n",
+                   s.cluster.nodes, n.name, s.cluster.gpus(), n.gpu.name,
+                   n.intra_kind == IntraKind::kNvswitch ? "NVSwitch" : "PCIe",
+                   n.intra_bandwidth.value() / 1e9, n.nics, n.nic_bandwidth.value() * 8 / 1e9);
+  o += fmt::format("  parallel   TP {} x PP {}{} x DP {}, ZeRO {}{}\n", p.tp, p.pp,
+                   p.vp > 1 ? fmt::format(" ({} chunks per stage, interleaved)", p.vp) : "", p.dp, p.zero,
+                   p.dp > 1 ? (p.dp_overlap ? ", gradient reduction overlapped" : ", gradient reduction after backward") : "");
+  o += fmt::format("  training   {} {}, sequence {}, micro-batch {} x {} per step x DP {} = global batch {}, recompute {}, {} attention{}\n",
+                   ToString(t.method), ToString(t.precision), t.seq_len, t.micro_batch,
+                   t.micro_batches_per_step(p.dp), p.dp, t.global_batch, ToString(t.recompute),
+                   t.attention == Attention::kFlash ? "flash" : "unfused",
+                   t.method == Method::kFull ? "" : fmt::format(", LoRA rank {}", t.lora_rank));
+}
+
+void MemoryTable(std::string& o, const MemoryBreakdown& m, const std::vector<FitSuggestion>& sug) {
+  o += fmt::format("\nMemory per GPU (pipeline stage {}): {}  {} of {} ({:.0f}%)\n", m.stage,
+                   m.fits ? "FITS" : "DOES NOT FIT", Gib(m.total), Gib(m.capacity),
+                   100 * m.total.value() / m.capacity.value());
+  auto row = [&](const char* name, Bytes b) {
+    if (b.value() > 0) o += fmt::format("  {:<22}{:>12}\n", name, Gib(b));
+  };
+  row("weights", m.weights);
+  row("gradients", m.gradients);
+  row("optimizer states", m.optimizer);
+  row("activations", m.activations);
+  row("logits + loss", m.logits);
+  row("ZeRO-3 gather buffers", m.zero_buffers);
+  row("framework overhead", m.framework);
+  if (!m.fits) {
+    if (sug.empty()) {
+      o += "  No single change found that fits; consider more GPUs with more memory.\n";
+    } else {
+      o += "  Would fit with:\n";
+      for (const auto& s : sug) {
+        std::string flags;
+        for (const auto& f : s.overrides) flags += " --set " + f;
+        o += fmt::format("    - {:<44} {:>10} per GPU   ({})\n", s.change, Gib(s.per_gpu), flags.substr(1));
+      }
+    }
+  }
+}
+
+void StepTable(std::string& o, const Result& r) {
+  const StepResult& st = *r.step;
+  const int gpus = r.scenario.cluster.gpus();
+  o += "\nStep (simulated on SimGrid)\n";
+  o += fmt::format("  step time            {}\n", Duration(st.step_time));
+  o += fmt::format("  throughput           {:.0f} tokens/s ({:.0f} per GPU)\n", st.tokens_per_s, st.tokens_per_s / gpus);
+  o += fmt::format("  MFU / HFU            {:.1f}% / {:.1f}%\n", 100 * st.mfu, 100 * st.hfu);
+  o += fmt::format("  scaling efficiency   {:.1f}%\n", 100 * st.scaling_efficiency);
+  o += "\nTime per GPU per step\n";
+  const Breakdown& b = st.breakdown;
+  auto row = [&](const char* name, Seconds t) {
+    o += fmt::format("  {:<22}{:>10}  {:5.1f}%\n", name, Duration(t), 100 * t.value() / st.step_time.value());
+  };
+  row("compute", b.compute);
+  row("optimizer step", b.optimizer);
+  row("exposed TP comm", b.tp_comm);
+  row("exposed PP comm", b.pp_comm);
+  row("exposed DP comm", b.dp_comm);
+  if (b.io.value() > 0) row("exposed host I/O", b.io);
+  row("pipeline bubble", b.bubble);
+  row("idle", b.idle);
+  const Scenario& s = r.scenario;
+  o += "\nJob\n";
+  o += fmt::format("  {} tokens = {} steps of {} tokens: {} wall clock\n", Count(s.training.job_tokens),
+                   st.steps, Count(st.tokens_per_step), Duration(st.wall_clock));
+  if (st.cost) {
+    std::string rate = s.price.per_gpu_hour
+                           ? fmt::format("{:.2f} USD per GPU-hour x {} GPUs", s.price.per_gpu_hour->value(), gpus)
+                           : fmt::format("{:.2f} USD per node-hour x {} node{}", s.price.per_node_hour->value(), s.cluster.nodes, s.cluster.nodes == 1 ? "" : "s");
+    o += fmt::format("  cost                 {:.0f} USD ({})\n", st.cost->value(), rate);
+  } else {
+    o += "  cost                 not computed: the scenario has no price\n";
+  }
+}
+
+}  // namespace
+
+std::string RenderText(const Result& r) {
+  std::string o;
+  Header(o, r.scenario);
+  MemoryTable(o, r.memory, r.suggestions);
+  if (r.step) StepTable(o, r);
+  else o += "\nNot simulated: the job does not fit in GPU memory (--force simulates it anyway).\n";
+  return o;
+}
+
+}  // namespace pf

@@ -1,0 +1,47 @@
+#include "sim/scenario/catalog.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "sim/scenario/spec_parsers.h"
+#include "sim/scenario/yaml_view.h"
+
+namespace pf {
+namespace fs = std::filesystem;
+
+std::string DataDir() {
+  if (const char* env = std::getenv("PREFLIGHT_DATA_DIR"); env && *env) return env;
+  return PREFLIGHT_SOURCE_DIR;
+}
+
+static std::vector<std::string> Stems(const std::string& dir, const std::string& skip) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(DataDir() + "/" + dir, ec))
+    if (e.path().extension() == ".yaml" && e.path().stem() != skip)
+      out.push_back(e.path().stem().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> BundledModels() { return Stems("models", ""); }
+std::vector<std::string> BundledNodes() { return Stems("topologies", "gpus"); }
+std::string ModelPath(const std::string& name) { return DataDir() + "/models/" + name + ".yaml"; }
+std::string NodePath(const std::string& name) { return DataDir() + "/topologies/" + name + ".yaml"; }
+
+const std::map<std::string, GpuSpec>& GpuCatalog() {
+  static const std::map<std::string, GpuSpec> catalog = [] {
+    std::string path = DataDir() + "/topologies/gpus.yaml";
+    auto source = std::make_shared<YamlSource>(YamlSource{path, {}});
+    YamlView root(LoadYamlFile(path), "", source);
+    root.ExpectKeys({"gpus"});
+    YamlView gpus = root.Get("gpus");
+    std::map<std::string, GpuSpec> out;
+    for (const auto& name : gpus.Keys()) out[name] = ParseGpu(gpus.Get(name), name);
+    return out;
+  }();
+  return catalog;
+}
+
+}  // namespace pf

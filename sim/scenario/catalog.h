@@ -1,0 +1,26 @@
+// Finds bundled data (models/, topologies/) by name from any working
+// directory: $PREFLIGHT_DATA_DIR if set, else the source tree the binary was
+// built from.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/spec/spec.h"
+
+namespace pf {
+
+// Root holding models/ and topologies/.
+std::string DataDir();
+
+// Names (file stems) of the bundled models / node topologies, sorted.
+std::vector<std::string> BundledModels();
+std::vector<std::string> BundledNodes();
+std::string ModelPath(const std::string& name);  // DataDir()/models/<name>.yaml
+std::string NodePath(const std::string& name);   // DataDir()/topologies/<name>.yaml
+
+// The GPU catalog topologies/gpus.yaml, parsed once (throws InputError).
+const std::map<std::string, GpuSpec>& GpuCatalog();
+
+}  // namespace pf

@@ -1,0 +1,112 @@
+#include "sim/scenario/scenario_loader.h"
+
+#include <filesystem>
+#include <limits>
+
+#include "sim/scenario/catalog.h"
+#include "sim/scenario/overrides.h"
+#include "sim/spec/validate.h"
+#include "sim/scenario/spec_parsers.h"
+#include "sim/scenario/yaml_view.h"
+
+namespace pf {
+namespace {
+
+constexpr long long kMaxInt = std::numeric_limits<int>::max();
+// An inline mapping, or the name of a bundled catalog file parsed with
+// `parse` (errors inside it point at that file).
+template <class Spec>
+Spec Resolve(const YamlView& v, const char* what, std::string (*path_of)(const std::string&),
+             std::vector<std::string> (*bundled)(),
+             Spec (*parse)(const YamlView&, const std::string&)) {
+  if (v.IsMap()) return parse(v, std::string("inline ") + what);
+  std::string name = v.Str();
+  const std::string path = path_of(name);
+  if (!std::filesystem::exists(path))
+    v.Fail("unknown " + std::string(what) + " \"" + name + "\"" + SuggestionSuffix(name, bundled()));
+  auto src = std::make_shared<YamlSource>(YamlSource{path, {}});
+  return parse(YamlView(LoadYamlFile(path), "", src), name);
+}
+
+ModelSpec ResolveModel(const YamlView& v) {
+  return Resolve<ModelSpec>(v, "model", ModelPath, BundledModels, ParseModel);
+}
+
+NodeSpec ResolveNode(const YamlView& v) {
+  return Resolve<NodeSpec>(v, "node topology", NodePath, BundledNodes, ParseNode);
+}
+
+ClusterSpec ParseCluster(const YamlView& v) {
+  v.ExpectKeys({"node", "nodes", "gpus_per_node"});
+  ClusterSpec c;
+  c.node = ResolveNode(v.Get("node"));
+  c.nodes = v.Get("nodes").Int(1, 1 << 20);
+  if (v.Has("gpus_per_node"))  // fewer GPUs of the same box, never more
+    c.node.gpus_per_node = v.Get("gpus_per_node").Int(1, c.node.gpus_per_node);
+  return c;
+}
+
+ParallelSpec ParseParallel(const YamlView& par) {
+  par.ExpectKeys({"tp", "pp", "vp", "dp", "zero", "dp_overlap"});
+  ParallelSpec p;
+  p.tp = par.Has("tp") ? par.Get("tp").Int(1, 1 << 16) : 1;
+  p.pp = par.Has("pp") ? par.Get("pp").Int(1, 1 << 16) : 1;
+  p.vp = par.Has("vp") ? par.Get("vp").Int(1, 1 << 10) : 1;
+  p.dp_auto = !par.Has("dp");
+  if (!p.dp_auto) p.dp = par.Get("dp").Int(1, 1 << 24);
+  p.zero = par.Has("zero") ? par.Get("zero").Int(0, 3) : 0;
+  if (par.Has("dp_overlap")) p.dp_overlap = par.Get("dp_overlap").Bool();
+  return p;
+}
+
+TrainingSpec ParseTraining(const YamlView& v) {
+  v.ExpectKeys({"method", "precision", "seq_len", "micro_batch", "global_batch", "recompute",
+                "attention", "tokens", "lora_rank"});
+  TrainingSpec t;
+  t.method = v.Get("method").Enum<Method>();
+  t.precision = v.Get("precision").Enum<Precision>();
+  t.seq_len = v.Get("seq_len").Int(1, kMaxInt);
+  t.micro_batch = v.Get("micro_batch").Int(1, kMaxInt);
+  t.global_batch = v.Get("global_batch").Int(1, kMaxInt);
+  if (v.Has("recompute")) t.recompute = v.Get("recompute").Enum<Recompute>();
+  if (v.Has("attention")) t.attention = v.Get("attention").Enum<Attention>();
+  t.job_tokens = v.Get("tokens").Quantity(Dimension::kCount);
+  if (v.Has("lora_rank")) t.lora_rank = v.Get("lora_rank").Int(1, 65536);
+  return t;
+}
+
+PriceSpec ParsePrice(const YamlView& v) {
+  v.ExpectKeys({"per_gpu_hour", "per_node_hour", "source"});
+  PriceSpec p;
+  if (v.Has("per_gpu_hour")) p.per_gpu_hour = v.Get("per_gpu_hour").AsUsd();
+  if (v.Has("per_node_hour")) p.per_node_hour = v.Get("per_node_hour").AsUsd();
+  if (p.per_gpu_hour && p.per_node_hour)
+    v.Get("per_node_hour").Fail("give per_gpu_hour or per_node_hour, not both");
+  if (!p.per_gpu_hour && !p.per_node_hour) v.Fail("needs per_gpu_hour or per_node_hour");
+  return p;
+}
+
+}  // namespace
+
+Scenario LoadScenario(const std::string& path, const std::vector<std::string>& overrides) {
+  auto source = std::make_shared<YamlSource>(YamlSource{path, {}});
+  YAML::Node doc = LoadYamlFile(path);
+  if (!doc.IsMap()) throw InputError({path}, "", "expected a mapping of scenario keys");
+  for (const auto& o : overrides) ApplyOverride(doc, o, *source);
+  YamlView root(doc, "", source);
+  root.ExpectKeys({"name", "description", "model", "cluster", "parallel", "training", "price"});
+  Scenario s;
+  s.file = path;
+  s.name = root.Has("name") ? root.Get("name").Str()
+                            : std::filesystem::path(path).stem().string();
+  s.model = ResolveModel(root.Get("model"));
+  s.cluster = ParseCluster(root.Get("cluster"));
+  s.parallel = ParseParallel(root.Get("parallel"));
+  s.training = ParseTraining(root.Get("training"));
+  if (root.Has("price")) s.price = ParsePrice(root.Get("price"));
+  ResolveDataParallel(s);
+  if (auto e = Validate(s)) throw InputError(root.Find(e->key).location(), e->key, e->message);
+  return s;
+}
+
+}  // namespace pf

@@ -1,0 +1,18 @@
+// Scenario file -> validated Scenario. The first step of the pipeline
+// (LoadScenario -> BuildWorkload -> Simulate -> Render); no SimGrid here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/spec/spec.h"
+
+namespace pf {
+
+// Reads the scenario at `path`, applies `overrides` ("key.path=value", as
+// given to --set; later ones win), resolves named models and node
+// topologies, and validates the whole. Throws InputError naming file, line,
+// column, key and bad value on any problem.
+Scenario LoadScenario(const std::string& path, const std::vector<std::string>& overrides = {});
+
+}  // namespace pf

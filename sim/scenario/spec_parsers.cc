@@ -1,0 +1,109 @@
+#include "sim/scenario/spec_parsers.h"
+
+#include <limits>
+
+#include "sim/scenario/catalog.h"
+
+namespace pf {
+namespace {
+constexpr long long kMaxInt = std::numeric_limits<int>::max();
+
+std::string NameOr(const YamlView& v, const std::string& fallback) {
+  return v.Has("name") ? v.Get("name").Str() : fallback;
+}
+}  // namespace
+
+ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
+  v.ExpectKeys({"name", "source", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind",
+                "vocab", "tied_embeddings", "position", "max_seq", "norm", "bias"});
+  ModelSpec m;
+  m.name = NameOr(v, default_name);
+  m.layers = v.Get("layers").Int(1, kMaxInt);
+  m.hidden = v.Get("hidden").Int(1, kMaxInt);
+  m.heads = v.Get("heads").Int(1, kMaxInt);
+  m.kv_heads = v.Has("kv_heads") ? v.Get("kv_heads").Int(1, m.heads) : m.heads;
+  if (m.hidden % m.heads != 0)
+    v.Get("heads").Fail(std::to_string(m.heads) + " does not divide hidden (" +
+                        std::to_string(m.hidden) + ")");
+  if (m.heads % m.kv_heads != 0)
+    v.Get("kv_heads").Fail(std::to_string(m.kv_heads) + " does not divide heads (" +
+                           std::to_string(m.heads) + ")");
+  m.ffn = v.Get("ffn").Int(1, kMaxInt);
+  m.ffn_kind = v.Get("ffn_kind").Enum<FfnKind>();
+  m.vocab = v.Get("vocab").Int(1, kMaxInt);
+  m.tied_embeddings = v.Get("tied_embeddings").Bool();
+  m.position = v.Get("position").Enum<Position>();
+  m.max_seq = v.Get("max_seq").Int(1, kMaxInt);
+  m.layernorm = v.Get("norm").Choice({"rmsnorm", "layernorm"}) == "layernorm";
+  m.bias = v.Has("bias") && v.Get("bias").Bool();
+  return m;
+}
+
+GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
+  v.ExpectKeys({"peak", "memory", "memory_bandwidth", "nvlink", "pcie_gen", "sms",
+                "gemm_efficiency", "gemm_efficiency_fp8", "source", "notes"});
+  GpuSpec g;
+  g.name = name;
+  YamlView peak = v.Get("peak");
+  peak.ExpectKeys({"bf16", "fp16", "fp8", "fp32", "tf32"});
+  auto rate = [&](const char* k) {
+    return peak.Has(k) ? peak.Get(k).AsFlopsRate() : FlopsPerSecond(0);
+  };
+  g.peak_bf16 = rate("bf16");
+  g.peak_fp16 = rate("fp16");
+  g.peak_fp8 = rate("fp8");
+  g.peak_fp32 = rate("fp32");
+  g.memory = v.Get("memory").AsBytes();
+  g.memory_bandwidth = v.Get("memory_bandwidth").AsBandwidth();
+  if (v.Has("nvlink")) g.nvlink_bidir = v.Get("nvlink").AsBandwidth();
+  g.pcie_gen = v.Get("pcie_gen").Int(1, 7);
+  g.sms = v.Get("sms").Int(1, 100000);
+  for (const char* key : {"gemm_efficiency", "gemm_efficiency_fp8"}) {
+    if (!v.Has(key)) continue;
+    double e = v.Get(key).Number();
+    if (e <= 0 || e > 1) v.Get(key).Fail("\"" + v.Get(key).Str() + "\" must be in (0, 1]");
+    (std::string(key) == "gemm_efficiency" ? g.gemm_efficiency : g.gemm_efficiency_fp8) = e;
+  }
+  return g;
+}
+
+NodeSpec ParseNode(const YamlView& v, const std::string& default_name) {
+  v.ExpectKeys({"name", "source", "gpu", "gpus_per_node", "interconnect", "host_link", "nics",
+                "cpu_memory", "notes"});
+  NodeSpec n;
+  n.name = NameOr(v, default_name);
+  YamlView gpu = v.Get("gpu");
+  std::string gpu_name = gpu.Str();
+  const auto& catalog = GpuCatalog();
+  auto it = catalog.find(gpu_name);
+  if (it == catalog.end()) {
+    std::vector<std::string> names;
+    for (const auto& [k, _] : catalog) names.push_back(k);
+    gpu.Fail("unknown GPU \"" + gpu_name + "\"" + SuggestionSuffix(gpu_name, names));
+  }
+  n.gpu = it->second;
+  n.gpus_per_node = v.Get("gpus_per_node").Int(1, 1024);
+
+  YamlView ic = v.Get("interconnect");
+  ic.ExpectKeys({"kind", "bandwidth", "latency", "root_complex_bandwidth"});
+  n.intra_kind = ic.Get("kind").Enum<IntraKind>();
+  n.intra_bandwidth = ic.Get("bandwidth").AsBandwidth();
+  n.intra_latency = ic.Get("latency").AsSeconds(true);
+  if (n.intra_kind == IntraKind::kPcie)
+    n.root_complex_bandwidth = ic.Get("root_complex_bandwidth").AsBandwidth();
+
+  YamlView host = v.Get("host_link");
+  host.ExpectKeys({"bandwidth", "latency"});
+  n.host_link_bandwidth = host.Get("bandwidth").AsBandwidth();
+  n.host_link_latency = host.Get("latency").AsSeconds(true);
+
+  YamlView nics = v.Get("nics");
+  nics.ExpectKeys({"count", "bandwidth", "latency"});
+  n.nics = nics.Get("count").Int(1, 64);
+  n.nic_bandwidth = nics.Get("bandwidth").AsBandwidth();
+  n.nic_latency = nics.Get("latency").AsSeconds(true);
+  if (v.Has("cpu_memory")) n.cpu_memory = v.Get("cpu_memory").AsBytes();
+  return n;
+}
+
+}  // namespace pf

@@ -1,0 +1,18 @@
+// YAML -> spec for the catalog documents: models, GPUs, node topologies.
+// Each checks keys, units and ranges and throws InputError pointing at the
+// bad value. The scenario loader uses them for named and inline entries.
+#pragma once
+
+#include <string>
+
+#include "sim/spec/spec.h"
+#include "sim/scenario/yaml_view.h"
+
+namespace pf {
+
+ModelSpec ParseModel(const YamlView& v, const std::string& default_name);
+GpuSpec ParseGpu(const YamlView& v, const std::string& name);
+// `gpu` keys into GpuCatalog().
+NodeSpec ParseNode(const YamlView& v, const std::string& default_name);
+
+}  // namespace pf

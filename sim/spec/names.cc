@@ -1,0 +1,41 @@
+#include "sim/spec/names.h"
+
+namespace pf {
+
+const NameTable<FfnKind>& NamesOf(FfnKind) {
+  static const NameTable<FfnKind> t = {{FfnKind::kGelu, "gelu"}, {FfnKind::kSwiglu, "swiglu"}};
+  return t;
+}
+const NameTable<Position>& NamesOf(Position) {
+  static const NameTable<Position> t = {
+      {Position::kRope, "rope"}, {Position::kLearned, "learned"}, {Position::kAlibi, "alibi"}};
+  return t;
+}
+const NameTable<IntraKind>& NamesOf(IntraKind) {
+  static const NameTable<IntraKind> t = {{IntraKind::kNvswitch, "nvswitch"},
+                                         {IntraKind::kPcie, "pcie"}};
+  return t;
+}
+const NameTable<Method>& NamesOf(Method) {
+  static const NameTable<Method> t = {
+      {Method::kFull, "full"}, {Method::kLora, "lora"}, {Method::kQlora, "qlora"}};
+  return t;
+}
+const NameTable<Precision>& NamesOf(Precision) {
+  static const NameTable<Precision> t = {
+      {Precision::kBf16, "bf16"}, {Precision::kFp16, "fp16"}, {Precision::kFp8, "fp8"}};
+  return t;
+}
+const NameTable<Recompute>& NamesOf(Recompute) {
+  static const NameTable<Recompute> t = {{Recompute::kNone, "none"},
+                                         {Recompute::kSelective, "selective"},
+                                         {Recompute::kFull, "full"}};
+  return t;
+}
+const NameTable<Attention>& NamesOf(Attention) {
+  static const NameTable<Attention> t = {{Attention::kFlash, "flash"},
+                                         {Attention::kUnfused, "unfused"}};
+  return t;
+}
+
+}  // namespace pf

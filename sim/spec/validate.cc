@@ -1,0 +1,129 @@
+#include "sim/spec/validate.h"
+
+#include "sim/spec/names.h"
+
+namespace pf {
+namespace {
+
+std::string Str(long long x) { return std::to_string(x); }
+
+// Each check returns the problem it finds; Validate runs them in order.
+using Check = std::optional<SpecError>;
+
+Check Cluster(const Scenario& s) {
+  const int gpus = s.cluster.gpus();
+  if (gpus > kMaxGpus)
+    return SpecError{"cluster.nodes", Str(s.cluster.nodes) + " nodes x " +
+                                          Str(s.cluster.node.gpus_per_node) + " GPUs = " +
+                                          Str(gpus) + " GPUs; Preflight simulates up to " +
+                                          Str(kMaxGpus)};
+  return {};
+}
+
+Check ModelSplit(const Scenario& s) {
+  const ModelSpec& m = s.model;
+  const ParallelSpec& p = s.parallel;
+  if (m.heads % p.tp != 0)
+    return SpecError{"parallel.tp",
+                     Str(p.tp) + " does not divide attention heads (" + Str(m.heads) + ")"};
+  if (p.tp % m.kv_heads != 0 && m.kv_heads % p.tp != 0)
+    return SpecError{"parallel.tp", Str(p.tp) + " and the KV heads (" + Str(m.kv_heads) +
+                                        ") must divide one another"};
+  if (m.layers % p.pp != 0)
+    return SpecError{"parallel.pp",
+                     Str(p.pp) + " does not divide the layers (" + Str(m.layers) + ")"};
+  if (p.vp > 1 && p.pp == 1)
+    return SpecError{"parallel.vp",
+                     Str(p.vp) + " model chunks need pipeline parallelism (pp = 1)"};
+  if (m.layers % (p.pp * p.vp) != 0)
+    return SpecError{"parallel.vp", "pp x vp = " + Str(p.pp) + " x " + Str(p.vp) + " = " +
+                                        Str(p.pp * p.vp) + " does not divide the layers (" +
+                                        Str(m.layers) + ")"};
+  return {};
+}
+
+Check GpuCount(const Scenario& s) {
+  const ParallelSpec& p = s.parallel;
+  const int gpus = s.cluster.gpus();
+  if (p.dp_auto) {
+    if (gpus % (p.tp * p.pp) != 0)
+      return SpecError{"parallel", "tp x pp = " + Str(p.tp * p.pp) + " does not divide the " +
+                                       Str(gpus) + " GPUs"};
+  } else if (p.tp * p.pp * p.dp != gpus) {
+    return SpecError{"parallel.dp",
+                     "tp x pp x dp = " + Str(p.tp) + " x " + Str(p.pp) + " x " + Str(p.dp) +
+                         " = " + Str(p.tp * p.pp * p.dp) + ", but the cluster has " + Str(gpus) +
+                         " GPUs (" + Str(s.cluster.nodes) + " nodes x " +
+                         Str(s.cluster.node.gpus_per_node) + ")"};
+  }
+  return {};
+}
+
+Check Sharding(const ParallelSpec& p) {
+  if (p.zero >= 2 && p.pp > 1)
+    return SpecError{"parallel.zero",
+                     "ZeRO stage " + Str(p.zero) +
+                         " shards gradients across micro-batches and cannot be combined with "
+                         "pipeline parallelism (pp = " + Str(p.pp) + "); use zero: 0 or 1"};
+  if (p.zero >= 2 && !p.dp_overlap)
+    return SpecError{"parallel.dp_overlap", "false cannot be combined with ZeRO stage " +
+                                                Str(p.zero) +
+                                                ", which reduces gradients during every backward"};
+  return {};
+}
+
+Check Batch(const Scenario& s, int dp) {
+  const ParallelSpec& p = s.parallel;
+  const TrainingSpec& t = s.training;
+  if (t.global_batch % (t.micro_batch * dp) != 0)
+    return SpecError{"training.global_batch",
+                     Str(t.global_batch) + " is not a multiple of micro_batch x dp = " +
+                         Str(t.micro_batch) + " x " + Str(dp) + " = " + Str(t.micro_batch * dp)};
+  if (p.vp > 1 && t.micro_batches_per_step(dp) % p.pp != 0)
+    return SpecError{"parallel.vp", "the interleaved schedule needs micro-batches per step (" +
+                                        Str(t.micro_batches_per_step(dp)) +
+                                        ") to be a multiple of pp (" + Str(p.pp) + ")"};
+  return {};
+}
+
+Check Hardware(const Scenario& s) {
+  const ModelSpec& m = s.model;
+  const TrainingSpec& t = s.training;
+  if (m.position == Position::kLearned && t.seq_len > m.max_seq)
+    return SpecError{"training.seq_len", Str(t.seq_len) +
+                                             " exceeds the model's learned position table (" +
+                                             Str(m.max_seq) + ")"};
+  const GpuSpec& g = s.cluster.node.gpu;
+  if (PeakFlops(g, t.precision).value() <= 0)
+    return SpecError{"training.precision", "\"" + std::string(ToString(t.precision)) +
+                                               "\" has no tensor-core rate on " + g.name +
+                                               " (see topologies/gpus.yaml)"};
+  return {};
+}
+
+}  // namespace
+
+std::optional<SpecError> Validate(const Scenario& s) {
+  const ParallelSpec& p = s.parallel;
+  if (p.tp < 1 || p.pp < 1 || p.vp < 1 || (!p.dp_auto && p.dp < 1) || p.zero < 0 || p.zero > 3)
+    return SpecError{"parallel", "tp, pp, vp and dp must be at least 1 and zero in 0..3"};
+  if (s.cluster.nodes < 1 || s.cluster.node.gpus_per_node < 1)
+    return SpecError{"cluster", "needs at least one node of at least one GPU"};
+  if (s.training.micro_batch < 1 || s.training.global_batch < 1 || s.training.seq_len < 1)
+    return SpecError{"training", "seq_len, micro_batch and global_batch must be at least 1"};
+  if (auto e = Cluster(s)) return e;
+  if (auto e = ModelSplit(s)) return e;
+  if (auto e = GpuCount(s)) return e;
+  if (auto e = Sharding(p)) return e;
+  const int dp = p.dp_auto ? s.cluster.gpus() / (p.tp * p.pp) : p.dp;
+  if (auto e = Batch(s, dp)) return e;
+  return Hardware(s);
+}
+
+void ResolveDataParallel(Scenario& s) {
+  ParallelSpec& p = s.parallel;
+  const int gpus = s.cluster.gpus();
+  if (p.dp_auto && p.tp * p.pp > 0 && gpus % (p.tp * p.pp) == 0) p.dp = gpus / (p.tp * p.pp);
+}
+
+}  // namespace pf

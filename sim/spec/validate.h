@@ -1,0 +1,34 @@
+// Cross-field checks of a whole Scenario, without YAML: the layout must
+// divide the model and the GPUs, the batch must split into micro-batches,
+// the GPU must have a rate for the precision. The scenario loader maps the
+// key path of a problem to file:line:col; sweeps, plans and memory
+// suggestions use the same checks on scenarios they make themselves.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sim/spec/spec.h"
+
+namespace pf {
+
+// One problem: the key path it belongs to ("parallel.tp", "parallel" for
+// the layout as a whole) and a message naming the bad value and the rule.
+struct SpecError {
+  std::string key;
+  std::string message;
+};
+
+// Clusters larger than this are refused: SimGrid's platform build grows
+// with the zones, 18 s at 16,384 GPUs (shared/SIMGRID_NOTES.md).
+constexpr int kMaxGpus = 16384;
+
+// The first problem found, in a fixed order, or nullopt when `s` is valid.
+// When s.parallel.dp_auto, dp is taken as GPUs / (tp x pp).
+std::optional<SpecError> Validate(const Scenario& s);
+
+// When s.parallel.dp_auto and tp x pp divides the GPUs, sets dp to
+// GPUs / (tp x pp). Leaves dp alone otherwise.
+void ResolveDataParallel(Scenario& s);
+
+}  // namespace pf

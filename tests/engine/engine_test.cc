@@ -1,0 +1,167 @@
+// The SimGrid engine and the time accounting on small hand-built workloads
+// whose answers follow from the alpha-beta formulas.
+#include <gtest/gtest.h>
+
+#include "sim/accounting/accounting.h"
+#include "sim/collectives/comm_model.h"
+#include "sim/engine/engine.h"
+#include "sim/scenario/scenario_loader.h"
+#include "sim/workload/workload_builder.h"
+
+namespace pf {
+namespace {
+
+const std::string kRoot = PREFLIGHT_SOURCE_DIR;
+
+Scenario Dgx(int nodes) {
+  return LoadScenario(kRoot + "/scenarios/gpt3_175b_1024xA100.yaml",
+                      {"cluster.nodes=" + std::to_string(nodes), "parallel.tp=8", "parallel.pp=1",
+                       "parallel.dp=" + std::to_string(nodes),
+                       "training.global_batch=" + std::to_string(nodes)});
+}
+
+preflight::Workload Empty(const Scenario& s) {
+  preflight::Workload w;
+  w.set_gpus(s.cluster.gpus());
+  w.set_gpus_per_node(s.cluster.node.gpus_per_node);
+  w.add_workers(0);
+  return w;
+}
+
+preflight::Task* AddCompute(preflight::Workload& w, int gpu, double seconds, std::vector<int> deps = {}) {
+  preflight::Task* t = w.add_tasks();
+  t->set_category(preflight::COMPUTE);
+  t->mutable_compute()->set_gpu(gpu);
+  t->mutable_compute()->set_duration_s(seconds);
+  for (int d : deps) t->add_deps(d);
+  return t;
+}
+
+preflight::Task* AddAllReduce(preflight::Workload& w, std::vector<int> gpus, double bytes,
+                              std::vector<int> deps = {}) {
+  preflight::Task* t = w.add_tasks();
+  t->set_category(preflight::DP_COMM);
+  auto* c = t->mutable_collective();
+  c->set_kind(preflight::ALL_REDUCE);
+  for (int g : gpus) c->add_gpus(g);
+  c->set_size_bytes(bytes);
+  c->set_count(1);
+  c->set_lanes(1);
+  for (int d : deps) t->add_deps(d);
+  return t;
+}
+
+TEST(Engine, ComputeChainsAddUpAndParallelTasksOverlap) {
+  Scenario s = Dgx(1);
+  preflight::Workload w = Empty(s);
+  AddCompute(w, 0, 1.0);
+  AddCompute(w, 0, 2.0, {0});
+  AddCompute(w, 1, 2.5);
+  TaskTimes t = RunWorkload(s, w);
+  EXPECT_NEAR(t.end_s[1], 3.0, 1e-9);
+  EXPECT_NEAR(t.start_s[1], 1.0, 1e-9);
+  EXPECT_NEAR(t.makespan_s, 3.0, 1e-9);
+}
+
+TEST(Engine, AllReduceInsideANodeMatchesRingFormula) {
+  Scenario s = Dgx(1);
+  preflight::Workload w = Empty(s);
+  const double S = 8.0 * kGiB;  // at 8 GiB NCCL runs at its large-message rate
+  AddAllReduce(w, {0, 1, 2, 3, 4, 5, 6, 7}, S);
+  TaskTimes t = RunWorkload(s, w);
+  const double bw = 300e9 * NvlinkEfficiency();  // a100-80gb-sxm-8x: 300 GB/s per direction
+  const double expected = 2.0 * 7 / 8 * S / bw + 1e-6;  // + one NVLink hop latency
+  EXPECT_NEAR(t.makespan_s / expected, 1.0, 1e-3);
+  EXPECT_EQ(t.flows, 8);
+}
+
+TEST(Engine, AllReduceAcrossNodesIsBoundByTheNics) {
+  Scenario s = Dgx(2);
+  preflight::Workload w = Empty(s);
+  std::vector<int> all;
+  for (int g = 0; g < 16; ++g) all.push_back(g);
+  const double S = 8.0 * kGiB;
+  AddAllReduce(w, all, S);
+  TaskTimes t = RunWorkload(s, w);
+  // Each GPU sends V/8 through its own 200 Gb/s rail: V = 2 (15/16) S.
+  const double v = 2.0 * 15 / 16 * S;
+  const double nic = 25e9 * NicEfficiency();
+  const double pcie = 32e9 * PcieEfficiency();
+  const double expected = v / 8 / std::min(nic, pcie);
+  EXPECT_NEAR(t.makespan_s / expected, 1.0, 0.01);
+}
+
+TEST(Engine, ComputeOverlappingADataParallelCollectiveSlowsByNcclShare) {
+  Scenario s = Dgx(1);
+  preflight::Workload w = Empty(s);
+  AddCompute(w, 0, 1.0);                        // overlaps the collective below
+  AddAllReduce(w, {0, 1, 2, 3}, 512.0 * kGiB);  // ~3.5 s, far longer than 1 s
+  AddCompute(w, 2, 0.5, {1});                   // after it: full speed again
+  TaskTimes t = RunWorkload(s, w);
+  ASSERT_GT(t.end_s[1], 1.5);
+  EXPECT_NEAR(t.end_s[0], 1.0 / (1 - NcclComputeShare()), 1e-9);
+  EXPECT_NEAR(t.end_s[2] - t.start_s[2], 0.5, 1e-9);
+}
+
+TEST(Engine, HostToDeviceCopyCrossesTheGpusPcieLink) {
+  Scenario s = Dgx(1);
+  preflight::Workload w = Empty(s);
+  preflight::Task* io = w.add_tasks();
+  io->set_category(preflight::IO);
+  io->mutable_io()->set_gpu(3);
+  io->mutable_io()->set_direction(preflight::Io::HOST_TO_DEVICE);
+  io->mutable_io()->set_size_bytes(8.0 * kGiB);
+  AddCompute(w, 3, 0.5, {0});
+  w.set_workers(0, 3);
+  TaskTimes t = RunWorkload(s, w);
+  // a100-80gb-sxm-8x: PCIe 4.0 x16, 32 GB/s per direction at 0.805, 1 us.
+  const double expected = 8.0 * kGiB / (32e9 * PcieEfficiency()) + 1e-6;
+  EXPECT_NEAR(t.end_s[0] / expected, 1.0, 1e-6);
+  Breakdown b = AccountTime(w, t, false);
+  EXPECT_NEAR(b.io.value(), t.end_s[0], 1e-9);  // the GPU waited for the copy
+  EXPECT_NEAR(b.total().value(), t.makespan_s, 1e-9);
+}
+
+TEST(Engine, RejectsAWorkloadForAnotherCluster) {
+  Scenario s = Dgx(1);
+  preflight::Workload w = Empty(s);
+  w.set_gpus(16);
+  EXPECT_THROW(RunWorkload(s, w), std::invalid_argument);
+}
+
+TEST(Engine, RejectsForwardDependencies) {
+  Scenario s = Dgx(1);
+  preflight::Workload w = Empty(s);
+  AddCompute(w, 0, 1.0, {1});
+  AddCompute(w, 0, 1.0);
+  EXPECT_THROW(RunWorkload(s, w), std::invalid_argument);
+}
+
+TEST(Accounting, GapBeforeComputeIsChargedToTheCommunicationItWaitedFor) {
+  Scenario s = Dgx(1);
+  preflight::Workload w = Empty(s);
+  AddCompute(w, 0, 1.0);                   // 0: busy 0..1
+  AddAllReduce(w, {0, 1}, 1.0 * kGiB, {0});  // 1: 1..1+c
+  AddCompute(w, 0, 1.0, {1});              // 2: waits for the all-reduce
+  TaskTimes t = RunWorkload(s, w);
+  Breakdown b = AccountTime(w, t, /*pipelined=*/false);
+  const double comm = t.end_s[1] - t.start_s[1];
+  EXPECT_GT(comm, 0);
+  EXPECT_NEAR(b.compute.value(), 2.0, 1e-9);
+  EXPECT_NEAR(b.dp_comm.value(), comm, 1e-9);
+  EXPECT_NEAR(b.total().value(), t.makespan_s, 1e-9);
+}
+
+TEST(Accounting, BreakdownAddsUpToTheStepForABuiltPipeline) {
+  Scenario s = LoadScenario(kRoot + "/scenarios/megatron_39p1b_512xA100.yaml",
+                            {"cluster.nodes=4", "parallel.dp=2", "training.global_batch=16"});
+  preflight::Workload w = BuildWorkload(s);
+  TaskTimes t = RunWorkload(s, w);
+  Breakdown b = AccountTime(w, t, true);
+  EXPECT_NEAR(b.total().value() / t.makespan_s, 1.0, 1e-9);
+  EXPECT_GT(b.bubble.value(), 0);   // pp = 2: the 1F1B warm-up and drain
+  EXPECT_GT(b.tp_comm.value(), 0);  // tp = 8
+}
+
+}  // namespace
+}  // namespace pf

@@ -1,0 +1,61 @@
+// Golden reports: the text and JSON report of every bundled scenario, byte
+// for byte, as `simulate scenarios/NAME.yaml` prints them from the source
+// tree. Any change to a printed figure shows up here and must be deliberate:
+// regenerate with PREFLIGHT_UPDATE_GOLDEN=1 and review the diff.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "sim/report/report.h"
+#include "sim/scenario/scenario_loader.h"
+#include "sim/job/simulate.h"
+#include "tests/test_util.h"
+
+namespace pf {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_util::kRoot;
+using testing_util::ReadFile;
+
+std::vector<std::string> BundledScenarios() {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(kRoot + "/scenarios"))
+    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void Compare(const std::string& golden, const std::string& actual) {
+  if (const char* u = std::getenv("PREFLIGHT_UPDATE_GOLDEN"); u && std::string(u) == "1") {
+    std::ofstream(golden, std::ios::binary) << actual;
+    return;
+  }
+  ASSERT_TRUE(fs::exists(golden)) << golden << " is missing (PREFLIGHT_UPDATE_GOLDEN=1 writes it)";
+  EXPECT_EQ(ReadFile(golden), actual) << "report differs from " << golden;
+}
+
+class Golden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Golden, TextAndJsonReportsAreUnchanged) {
+  // Paths in the report are as the user typed them: run from the tree.
+  ASSERT_EQ(chdir(kRoot.c_str()), 0);
+  const std::string name = GetParam();
+  const Result r = Simulate(LoadScenario("scenarios/" + name + ".yaml"));
+  Compare(kRoot + "/tests/golden/" + name + ".txt", RenderText(r));
+  Compare(kRoot + "/tests/golden/" + name + ".json", RenderJson(r));
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenarios, Golden, ::testing::ValuesIn(BundledScenarios()),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace pf

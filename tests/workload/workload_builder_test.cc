@@ -1,0 +1,190 @@
+// The task graph: its size and shape follow the parallel layout, and the
+// fixes found in review stay fixed (selective recompute, ZeRO-3 prefetch,
+// fp8 efficiency, TP collective counts).
+#include <gtest/gtest.h>
+
+#include "sim/model/compute_model.h"
+#include "sim/engine/engine.h"
+#include "sim/base/error.h"
+#include "sim/model/model_math.h"
+#include "sim/scenario/scenario_loader.h"
+#include "sim/workload/workload_builder.h"
+#include "sim/accounting/accounting.h"
+#include "sim/workload/schedule_1f1b.h"
+
+#include <map>
+
+namespace pf {
+namespace {
+
+const std::string kRoot = PREFLIGHT_SOURCE_DIR;
+
+int Count(const preflight::Workload& w, const std::string& name) {
+  int n = 0;
+  for (const auto& t : w.tasks()) n += t.name() == name;
+  return n;
+}
+
+double TpCollectives(const preflight::Workload& w) {
+  double n = 0;
+  for (const auto& t : w.tasks())
+    if (t.category() == preflight::TP_COMM) n += t.collective().count();
+  return n;
+}
+
+// Loading `file` with `overrides` fails with an InputError containing `message`.
+void ExpectRejected(const std::string& file, const std::vector<std::string>& overrides,
+                    const std::string& message) {
+  try {
+    LoadScenario(file, overrides);
+    ADD_FAILURE() << "accepted " << ::testing::PrintToString(overrides);
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  }
+}
+
+TEST(Workload, OneForwardAndBackwardPerMicroBatchPerStage) {
+  Scenario s = LoadScenario(kRoot + "/scenarios/gpt3_175b_1024xA100.yaml");
+  preflight::Workload w = BuildWorkload(s);
+  const int M = s.training.micro_batches_per_step(s.parallel.dp);  // 192
+  const int workers = s.parallel.pp * s.parallel.dp;                // 128
+  EXPECT_EQ(w.workers_size(), workers);
+  EXPECT_EQ(Count(w, "fwd"), workers * M);
+  EXPECT_EQ(Count(w, "optimizer"), workers);
+  // GPT-3 ties its embeddings: first and last stage sync them per DP rank.
+  EXPECT_EQ(Count(w, "embedding_grad_sync"), s.parallel.dp);
+  // Activations forward and gradients backward across each stage boundary.
+  EXPECT_EQ(Count(w, "pp_send_act"), (s.parallel.pp - 1) * s.parallel.dp * M);
+  EXPECT_EQ(Count(w, "pp_send_grad"), (s.parallel.pp - 1) * s.parallel.dp * M);
+  // Megatron: 2 all-reduces per layer forward, 2 backward, 2 more for the
+  // recompute, + the embedding (first stage) and LM head (last stage).
+  const double layers = s.model.layers;
+  EXPECT_EQ(TpCollectives(w), s.parallel.dp * M * (6 * layers + 2));
+}
+
+TEST(Workload, ZeroThreeGathersEveryLayerAndPrefetchesOneAhead) {
+  Scenario s = LoadScenario(kRoot + "/scenarios/foundry_mpt7b_8xA100.yaml");
+  preflight::Workload w = BuildWorkload(s);
+  const int M = s.training.micro_batches_per_step(s.parallel.dp);
+  EXPECT_EQ(Count(w, "zero3_gather_fwd"), M * s.model.layers);
+  EXPECT_EQ(Count(w, "zero3_reduce_scatter"), M * s.model.layers);
+  TaskTimes t = RunWorkload(s, w);
+  // Gather k+2 never starts before GPU 0's compute segment k has ended.
+  std::vector<int> gathers, computes;
+  for (int i = 0; i < w.tasks_size(); ++i) {
+    const auto& task = w.tasks(i);
+    if (task.name() == "zero3_gather_fwd" || task.name() == "zero3_gather_bwd") gathers.push_back(i);
+    if (task.has_compute() && task.compute().gpu() == 0 && task.category() == preflight::COMPUTE)
+      computes.push_back(i);
+  }
+  ASSERT_EQ(gathers.size(), computes.size());
+  for (size_t k = 0; k + 2 < gathers.size(); ++k)
+    EXPECT_GE(t.start_s[gathers[k + 2]], t.end_s[computes[k]] - 1e-12) << k;
+}
+
+TEST(Workload, SelectiveRecomputeRepeatsOnlyTheAttentionCore) {
+  const std::string file = kRoot + "/scenarios/megatron_1p7b_32xA100.yaml";
+  auto backward = [&](const char* recompute) {
+    Scenario s = LoadScenario(file, {std::string("training.recompute=") + recompute});
+    const preflight::Workload w = BuildWorkload(s);
+    for (const auto& t : w.tasks())
+      if (t.name() == "bwd") return t.compute().duration_s();
+    return 0.0;
+  };
+  const double none = backward("none"), selective = backward("selective"), full = backward("full");
+  EXPECT_GT(selective, none);
+  EXPECT_LT(selective - none, 0.5 * (full - none));  // the attention core, not the whole layer
+}
+
+TEST(Workload, Fp8UsesTheMeasuredFp8GemmFraction) {
+  Scenario s = LoadScenario(kRoot + "/scenarios/foundry_mpt7b_8xA100.yaml",
+                            {"cluster.node=h100-sxm-8x", "training.precision=fp8"});
+  EXPECT_DOUBLE_EQ(GemmEfficiency(s.cluster.node.gpu, Precision::kFp8), 0.709);
+  EXPECT_DOUBLE_EQ(GemmEfficiency(s.cluster.node.gpu, Precision::kBf16), 0.803);
+  // A GEMM-bound kernel gains 2 x 0.709/0.803 = 1.77x from fp8, attention nothing.
+  Op gemm{"g", OpKind::kGemm, Flops(1e15), Bytes(0)};
+  Op attention{"a", OpKind::kAttention, Flops(1e15), Bytes(0)};
+  const GpuSpec& g = s.cluster.node.gpu;
+  EXPECT_NEAR(OpTime(gemm, g, Precision::kBf16) / OpTime(gemm, g, Precision::kFp8), 2 * 0.709 / 0.803, 1e-3);
+  EXPECT_NEAR(OpTime(attention, g, Precision::kBf16) / OpTime(attention, g, Precision::kFp8), 1.0, 1e-9);
+  // FP8 layers pay for casting their GEMM inputs: 3 B per input element.
+  auto cast_bytes = [&](const Scenario& sc) {
+    for (const Op& op : LayerOps(sc.model, sc.training, 1, Pass::kForward, false))
+      if (op.name == "fp8_cast") return op.bytes.value();
+    return 0.0;
+  };
+  const double tokens = double(s.training.micro_batch) * s.training.seq_len;
+  const double h = s.model.hidden, f = s.model.ffn;
+  EXPECT_DOUBLE_EQ(cast_bytes(s), 3 * tokens * (3 * h + f));
+  Scenario bf16 = s;
+  bf16.training.precision = Precision::kBf16;
+  EXPECT_EQ(cast_bytes(bf16), 0.0);
+}
+
+TEST(Workload, RejectsMoreGpusPerNodeThanTheBoxHas) {
+  ExpectRejected(kRoot + "/scenarios/70b_8xA800.yaml", {"cluster.gpus_per_node=16"},
+                 "--set cluster.gpus_per_node=16: cluster.gpus_per_node: 16 is out of range "
+                 "(must be between 1 and 8)");
+}
+
+TEST(Workload, RejectsClustersPastTheSimulatedSize) {
+  ExpectRejected(kRoot + "/scenarios/70b_8xA800.yaml", {"cluster.nodes=4096"},
+                 "cluster.nodes: 4096 nodes x 8 GPUs = 32768 GPUs; Preflight simulates up to 16384");
+}
+
+TEST(Workload, RejectsZeroTwoWithoutOverlap) {
+  ExpectRejected(kRoot + "/scenarios/foundry_mpt7b_8xA100.yaml",
+                 {"parallel.zero=2", "parallel.dp_overlap=false"},
+                 "parallel.dp_overlap: false cannot be combined with ZeRO stage 2");
+}
+
+}  // namespace
+}  // namespace pf
+
+namespace pf {
+namespace {
+
+TEST(Schedule, InterleavedRunsEveryChunkOfEveryMicroBatchOnceEachWay) {
+  const int stages = 4, M = 8, V = 3;
+  for (int st = 0; st < stages; ++st) {
+    std::vector<PipeOp> order = PipelineOrder(st, stages, M, V);
+    ASSERT_EQ(order.size(), size_t(2 * M * V));
+    std::map<std::pair<int, int>, int> fwd_at, bwd_at;
+    for (size_t i = 0; i < order.size(); ++i) {
+      auto key = std::make_pair(order[i].micro_batch, order[i].chunk);
+      auto& slot = order[i].forward ? fwd_at : bwd_at;
+      EXPECT_EQ(slot.count(key), 0u) << "stage " << st << " repeats a chunk";
+      slot[key] = int(i);
+    }
+    EXPECT_EQ(fwd_at.size(), size_t(M * V));
+    for (auto& [key, i] : bwd_at) EXPECT_LT(fwd_at[key], i);
+    // Megatron's warm-up: (stages - st - 1) x 2 + (V - 1) x stages forwards.
+    int warmup = 0;
+    while (order[warmup].forward) ++warmup;
+    EXPECT_EQ(warmup, (stages - st - 1) * 2 + (V - 1) * stages + 1);  // + the first steady forward
+  }
+}
+
+TEST(Schedule, InterleavingShrinksTheBubble) {
+  auto bubble = [](int vp) {
+    Scenario s = LoadScenario(kRoot + "/scenarios/megatron_39p1b_512xA100.yaml",
+                              {"cluster.nodes=4", "parallel.dp=2", "training.global_batch=16",
+                               "parallel.vp=" + std::to_string(vp)});
+    preflight::Workload w = BuildWorkload(s);
+    TaskTimes t = RunWorkload(s, w);
+    return AccountTime(w, t, true).bubble.value();
+  };
+  const double one = bubble(1), two = bubble(2);
+  EXPECT_LT(two, 0.75 * one);  // (p - 1) / (v m): about half
+}
+
+TEST(Schedule, InterleavingNeedsPipelineAndDivisibleMicroBatches) {
+  const std::string file = kRoot + "/scenarios/megatron_39p1b_512xA100.yaml";
+  EXPECT_THROW(LoadScenario(file, {"parallel.pp=1", "parallel.dp=64", "parallel.vp=2",
+                                   "training.global_batch=1536"}), InputError);
+  ExpectRejected(file, {"cluster.nodes=2", "parallel.dp=1", "training.global_batch=3", "parallel.vp=2"},
+                 "needs micro-batches per step (3) to be a multiple of pp (2)");
+}
+
+}  // namespace
+}  // namespace pf
