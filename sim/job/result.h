@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/accounting/breakdown.h"
+#include "sim/model/fit_suggestions.h"
 #include "sim/model/memory_model.h"
 #include "sim/spec/spec.h"
 #include "sim/base/units.h"

@@ -51,17 +51,16 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
   const ParallelSpec& p = sc.parallel;
   const TrainingSpec& t = sc.training;
   const ParamCount pc = CountParams(m);
-  const bool first = stage == 0, last = stage == p.pp - 1;
+  const bool last = stage == p.pp - 1;
   const int layers = m.layers / p.pp;
 
-  // Parameters resident on this stage, per TP rank (Megatron splits the
-  // embedding and head by vocabulary; a tied embedding is duplicated on the
-  // last stage when pp > 1).
-  double layer_params = pc.per_layer * layers / p.tp;
-  double edge_params = 0;
-  if (first) edge_params += pc.embedding / p.tp;
-  if (last) edge_params += (m.tied_embeddings && p.pp > 1 ? pc.embedding : pc.lm_head) / p.tp +
-                           pc.final_norm;
+  // Parameters resident on this stage (all its model chunks), per TP rank.
+  double layer_params = 0, edge_params = 0;
+  for (int chunk = 0; chunk < p.vp; ++chunk) {
+    const StageParams sp = ParamsPerTpRank(m, p, chunk * p.pp + stage);
+    layer_params += sp.layers;
+    edge_params += sp.edges();
+  }
   const double base = layer_params + edge_params;
 
   MemoryBreakdown r;
@@ -125,88 +124,6 @@ MemoryBreakdown EstimateMemory(const Scenario& s) {
     if (last.total > worst.total) worst = last;
   }
   return worst;
-}
-
-std::vector<FitSuggestion> SuggestFits(const Scenario& s) {
-  if (EstimateMemory(s).fits) return {};
-  struct Candidate {
-    std::string change;
-    std::vector<std::string> flags;
-    Scenario sc;
-  };
-  std::vector<Candidate> candidates;
-  auto add = [&](std::string change, std::vector<std::string> flags, Scenario sc) {
-    candidates.push_back({std::move(change), std::move(flags), std::move(sc)});
-  };
-  const ParallelSpec& p = s.parallel;
-  const TrainingSpec& t = s.training;
-  if (t.recompute != Recompute::kFull) {
-    Scenario c = s;
-    c.training.recompute = Recompute::kFull;
-    add("activation recompute: full", {"training.recompute=full"}, c);
-  }
-  for (int z = p.zero + 1; z <= (p.pp > 1 ? 1 : 3); ++z) {
-    Scenario c = s;
-    c.parallel.zero = z;
-    add("ZeRO stage " + std::to_string(z), {"parallel.zero=" + std::to_string(z)}, c);
-  }
-  if (t.method == Method::kFull) {
-    Scenario c = s;
-    c.training.method = Method::kLora;
-    add("LoRA (rank " + std::to_string(t.lora_rank) + ") instead of full fine-tuning",
-        {"training.method=lora"}, c);
-  }
-  if (t.method != Method::kQlora) {
-    Scenario c = s;
-    c.training.method = Method::kQlora;
-    add("QLoRA (4-bit frozen base)", {"training.method=qlora"}, c);
-  }
-  if (t.micro_batch > 1) {
-    Scenario c = s;
-    c.training.micro_batch = 1;
-    add("micro-batch 1", {"training.micro_batch=1"}, c);
-  }
-  // More GPUs: double the nodes (up to 64x) keeping tp and pp, sharding by dp.
-  for (int k = 2; k <= 64; k *= 2) {
-    Scenario c = s;
-    c.cluster.nodes *= k;
-    c.parallel.dp *= k;
-    if (c.training.global_batch % (c.training.micro_batch * c.parallel.dp) != 0) break;
-    if (c.parallel.zero == 0) continue;  // dp alone shards nothing
-    if (!EstimateMemory(c).fits) continue;
-    add(std::to_string(c.cluster.nodes) + " nodes (dp " + std::to_string(c.parallel.dp) + ")",
-        {"cluster.nodes=" + std::to_string(c.cluster.nodes),
-         "parallel.dp=" + std::to_string(c.parallel.dp)}, c);
-    break;
-  }
-  for (int k = 2; k <= 64; k *= 2) {
-    Scenario c = s;
-    c.cluster.nodes *= k;
-    c.parallel.pp *= k;
-    if (s.model.layers % c.parallel.pp != 0 || c.parallel.zero >= 2) break;
-    if (!EstimateMemory(c).fits) continue;
-    add(std::to_string(c.cluster.nodes) + " nodes with pipeline parallelism pp " +
-            std::to_string(c.parallel.pp),
-        {"cluster.nodes=" + std::to_string(c.cluster.nodes),
-         "parallel.pp=" + std::to_string(c.parallel.pp)}, c);
-    break;
-  }
-  std::vector<FitSuggestion> out;
-  for (const auto& c : candidates) {
-    MemoryBreakdown m = EstimateMemory(c.sc);
-    if (m.fits) out.push_back({c.change, c.flags, m.total});
-  }
-  // Combine recompute with each other change when no single change suffices.
-  if (out.empty() && t.recompute != Recompute::kFull) {
-    for (auto c : candidates) {
-      if (c.sc.training.recompute == Recompute::kFull) continue;
-      c.sc.training.recompute = Recompute::kFull;
-      c.flags.push_back("training.recompute=full");
-      MemoryBreakdown m = EstimateMemory(c.sc);
-      if (m.fits) out.push_back({c.change + " + full recompute", c.flags, m.total});
-    }
-  }
-  return out;
 }
 
 }  // namespace pf

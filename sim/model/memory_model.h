@@ -30,17 +30,6 @@ struct MemoryBreakdown {
 // Per-GPU memory of the fullest pipeline stage.
 MemoryBreakdown EstimateMemory(const Scenario& s);
 
-// One change to the scenario that makes it fit, with the memory it gives.
-struct FitSuggestion {
-  std::string change;      // e.g. "parallel.zero=3", as --set would take it
-  std::vector<std::string> overrides;  // the --set flags that make the change
-  Bytes per_gpu;
-};
-// Up to a handful of single changes (recompute, ZeRO, LoRA/QLoRA, more
-// tensor/pipeline parallelism, more nodes, smaller micro-batch) that fit,
-// most conservative first. Empty when the scenario already fits.
-std::vector<FitSuggestion> SuggestFits(const Scenario& s);
-
 // Bytes per parameter of the (frozen or trained) transformer-layer weights:
 // 2 (bf16/fp16), or 4.127 bits for QLoRA's NF4 base.
 double LayerWeightBytes(Method m);

@@ -61,6 +61,24 @@ ParamCount CountParams(const ModelSpec& m) {
   return p;
 }
 
+bool TiedEmbeddingCopies(const ModelSpec& m, const ParallelSpec& p) {
+  return m.tied_embeddings && p.pp > 1;
+}
+
+StageParams ParamsPerTpRank(const ModelSpec& m, const ParallelSpec& p, int vstage) {
+  const ParamCount pc = CountParams(m);
+  const int vstages = p.pp * p.vp;
+  StageParams s;
+  s.layer_count = m.layers / vstages;
+  s.layers = pc.per_layer * s.layer_count / p.tp;
+  if (vstage == 0) s.embedding = pc.embedding / p.tp;
+  if (vstage == vstages - 1) {
+    s.head = (TiedEmbeddingCopies(m, p) ? pc.embedding : pc.lm_head) / p.tp;
+    s.final_norm = pc.final_norm;
+  }
+  return s;
+}
+
 TokenFlops ForwardFlopsPerToken(const ModelSpec& m, int seq_len) {
   const double h = m.hidden, kv = KvDim(m), f = m.ffn;
   TokenFlops t;

@@ -20,6 +20,23 @@ struct ParamCount {
 };
 ParamCount CountParams(const ModelSpec& m);
 
+// With tied embeddings the LM head is the embedding matrix. Split over a
+// pipeline, the first and last stage each hold a copy and all-reduce its
+// gradient before the optimizer (Megatron-LM); on one stage it is shared.
+bool TiedEmbeddingCopies(const ModelSpec& m, const ParallelSpec& p);
+
+// Parameters one TP rank of virtual pipeline stage `vstage` (in [0, pp x vp))
+// holds: its layers (split by tp), the embedding on the first virtual stage
+// and the LM head (or the tied embedding's copy) on the last, both split by
+// vocabulary over tp, and the replicated final norm on the last.
+struct StageParams {
+  int layer_count = 0;
+  double layers = 0, embedding = 0, head = 0, final_norm = 0;
+  double total() const { return layers + embedding + head + final_norm; }
+  double edges() const { return embedding + (head + final_norm); }  // all but the layers
+};
+StageParams ParamsPerTpRank(const ModelSpec& m, const ParallelSpec& p, int vstage);
+
 // Forward FLOPs per token at sequence length s, Megatron convention: every
 // matmul 2 FLOPs per multiply-add, attention scores counted over the full
 // s x s square (no causal discount).

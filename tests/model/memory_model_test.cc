@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/model/fit_suggestions.h"
 #include "sim/model/memory_model.h"
 #include "tests/test_util.h"
 #include "sim/model/model_math.h"

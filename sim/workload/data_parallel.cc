@@ -1,0 +1,124 @@
+#include "sim/workload/data_parallel.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/model/compute_model.h"
+#include "sim/model/memory_model.h"
+#include "sim/workload/rank_layout.h"
+
+namespace pf {
+namespace {
+
+// PyTorch DDP's default gradient bucket (bucket_cap_mb = 25).
+constexpr Bytes kBucketBytes(25e6);
+// Gradients and gathered parameters travel in bf16/fp16.
+constexpr double kCommBytesPerParam = 2;
+
+}  // namespace
+
+DataParallelEmitter::DataParallelEmitter(TaskGraph& g, const Scenario& s, int stage,
+                                         const std::vector<StageCost>& chunks, int micro_batches)
+    : g_(g), s_(s), p_(s.parallel), chunks_(chunks), micro_batches_(micro_batches),
+      group_(DpGroup(s.parallel, stage)), zero3_(s.parallel.zero == 3 && s.parallel.dp > 1),
+      scatter_(chunks.size(), std::vector<std::vector<int>>(micro_batches)),
+      gather_f_(micro_batches), gather_b_(micro_batches) {
+  for (const StageCost& c : chunks_) stage_params_ += c.params;
+  if (zero3_) EmitZero3();
+  else EmitBuckets();
+  if (p_.dp > 1 && !zero3_ && p_.zero < 2 && !p_.dp_overlap)
+    late_reduce_ = g_.Collective("dp_grad_reduce", preflight::DP_COMM, DpKind(), group_,
+                                 Bytes(stage_params_ * kCommBytesPerParam), 1, p_.tp);
+}
+
+preflight::CollectiveKind DataParallelEmitter::DpKind() const {
+  return p_.zero >= 1 ? preflight::REDUCE_SCATTER : preflight::ALL_REDUCE;
+}
+
+Bytes DataParallelEmitter::GradBytes(int chunk) const {
+  return Bytes(chunks_[chunk].params * kCommBytesPerParam);
+}
+
+int DataParallelEmitter::Buckets(int chunk) const {
+  const int by_size = int(std::ceil(GradBytes(chunk) / kBucketBytes));
+  return std::max(1, std::min(chunks_[chunk].layers, by_size));
+}
+
+bool DataParallelEmitter::ReducesIn(int micro_batch) const {
+  if (p_.dp <= 1 || zero3_) return false;
+  if (p_.zero == 2) return true;
+  return p_.dp_overlap && micro_batch == micro_batches_ - 1;
+}
+
+// Per micro-batch: each layer's forward gather, then per layer its backward
+// gather and gradient reduce-scatter. Gathers run one after another on
+// their stream in compute order, and so do the reduce-scatters.
+void DataParallelEmitter::EmitZero3() {
+  const StageCost& c = chunks_[0];  // ZeRO-3 implies pp = vp = 1
+  const Bytes layer_bytes(c.layer_weights * LayerWeightBytes(s_.training.method));
+  const Bytes grad_bytes(c.params / c.layers * kCommBytesPerParam);
+  auto gather = [&](const char* name) {
+    int x = g_.Collective(name, preflight::DP_COMM, preflight::ALL_GATHER, group_, layer_bytes, 1, p_.tp);
+    g_.Dep(x, gather_chain_.empty() ? kNoTask : gather_chain_.back());
+    gather_chain_.push_back(x);
+    return x;
+  };
+  int prev_rs = kNoTask;
+  for (int mb = 0; mb < micro_batches_; ++mb) {
+    for (int j = 0; j < c.layers; ++j) gather_f_[mb].push_back(gather("zero3_gather_fwd"));
+    for (int j = 0; j < c.layers; ++j) {
+      gather_b_[mb].push_back(gather("zero3_gather_bwd"));
+      int rs = g_.Collective("zero3_reduce_scatter", preflight::DP_COMM, preflight::REDUCE_SCATTER,
+                             group_, grad_bytes, 1, p_.tp);
+      g_.Dep(rs, prev_rs);
+      scatter_[0][mb].push_back(prev_rs = rs);
+    }
+  }
+}
+
+void DataParallelEmitter::EmitBuckets() {
+  for (size_t k = 0; k < chunks_.size(); ++k)
+    for (int mb = 0; mb < micro_batches_; ++mb)
+      if (ReducesIn(mb))
+        for (int b = 0; b < Buckets(k); ++b)
+          scatter_[k][mb].push_back(g_.Collective("dp_grad_bucket", preflight::DP_COMM, DpKind(),
+                                                  group_, GradBytes(k) / Buckets(k), 1, p_.tp));
+}
+
+int DataParallelEmitter::Segments(bool forward, int chunk, int micro_batch) const {
+  if (zero3_) return chunks_[0].layers;
+  if (forward) return 1;
+  return ReducesIn(micro_batch) ? Buckets(chunk) : 1;
+}
+
+void DataParallelEmitter::BeforeSegment(int task, bool forward, int micro_batch, int j, int segment) {
+  if (!zero3_) return;
+  g_.Dep(task, (forward ? gather_f_ : gather_b_)[micro_batch][j]);
+  if (size_t(segment) + 2 < gather_chain_.size()) g_.Dep(gather_chain_[segment + 2], task);
+}
+
+void DataParallelEmitter::AfterSegment(int last, bool forward, int chunk, int micro_batch, int j) {
+  if (!forward && !scatter_[chunk][micro_batch].empty()) g_.Dep(scatter_[chunk][micro_batch][j], last);
+}
+
+int DataParallelEmitter::Optimizer(int gpu, int last) {
+  if (late_reduce_ != kNoTask) g_.Dep(late_reduce_, last);
+  const double params = stage_params_ / (p_.zero >= 1 ? p_.dp : 1);
+  int o = g_.Compute(gpu, "optimizer", {OptimizerTime(params, s_.cluster.node.gpu), Flops(0)},
+                     preflight::OPTIMIZER);
+  g_.Dep(o, last);
+  g_.Dep(o, late_reduce_);
+  for (const auto& per_chunk : scatter_)
+    for (const auto& per_mb : per_chunk)
+      for (int x : per_mb) g_.Dep(o, x);
+  return o;
+}
+
+void DataParallelEmitter::Finish(const std::vector<int>& optimizers) {
+  if (p_.dp <= 1 || (p_.zero != 1 && p_.zero != 2)) return;
+  int ag = g_.Collective("zero_param_gather", preflight::DP_COMM, preflight::ALL_GATHER, group_,
+                         Bytes(stage_params_ * kCommBytesPerParam), 1, p_.tp);
+  for (int o : optimizers) g_.Dep(ag, o);
+}
+
+}  // namespace pf

@@ -1,0 +1,65 @@
+// Data-parallel traffic of one pipeline stage, shared by its DP ranks:
+// gradient buckets reduced during the backward that completes them
+// (parallel.dp_overlap; every micro-batch under ZeRO-2) or in one
+// collective after the pipeline flush, the optimizer step on each worker,
+// the ZeRO-1/2 parameter all-gather after it, and ZeRO-3's per-layer
+// all-gathers (one layer of prefetch) and reduce-scatters. The stage
+// emitter (stage_emitter.h) asks how to cut each compute op into segments
+// and calls the hooks below as it emits them.
+#pragma once
+
+#include <vector>
+
+#include "sim/spec/spec.h"
+#include "sim/workload/stage_cost.h"
+#include "sim/workload/task_graph.h"
+
+namespace pf {
+
+class DataParallelEmitter {
+ public:
+  // Emits the stage's shared collectives. `chunks` are the stage's model
+  // chunks' costs (chunk k is virtual stage k x pp + stage).
+  DataParallelEmitter(TaskGraph& g, const Scenario& s, int stage,
+                      const std::vector<StageCost>& chunks, int micro_batches);
+
+  // Segments the forward or backward of (chunk, micro-batch) is cut into:
+  // one per ZeRO-3 layer gather, one per gradient bucket reduced in it.
+  int Segments(bool forward, int chunk, int micro_batch) const;
+  // Compute segment `task` (the j-th of its op; the worker's segment-th
+  // overall) waits for its ZeRO-3 gather, and the gather two segments ahead
+  // waits for it (FSDP's default prefetch of one layer).
+  void BeforeSegment(int task, bool forward, int micro_batch, int j, int segment);
+  // The bucket reduced after segment j of a backward waits for its last
+  // task `last` (compute or TP collective).
+  void AfterSegment(int last, bool forward, int chunk, int micro_batch, int j);
+  // The optimizer step of the worker on `gpu`, after its last task and the
+  // stage's reductions. Returns its task.
+  int Optimizer(int gpu, int last);
+  // The ZeRO-1/2 parameter all-gather after every worker's optimizer.
+  void Finish(const std::vector<int>& optimizers);
+
+ private:
+  preflight::CollectiveKind DpKind() const;  // reduce-scatter under ZeRO, else all-reduce
+  Bytes GradBytes(int chunk) const;
+  int Buckets(int chunk) const;
+  bool ReducesIn(int micro_batch) const;
+  void EmitZero3();
+  void EmitBuckets();
+
+  TaskGraph& g_;
+  const Scenario& s_;
+  const ParallelSpec& p_;
+  const std::vector<StageCost>& chunks_;
+  const int micro_batches_;
+  const std::vector<int> group_;  // the stage's DP group (lane 0)
+  const bool zero3_;
+  double stage_params_ = 0;       // trainable parameters per TP rank, all chunks
+  // [chunk][micro-batch][segment]: the reduction after that backward segment.
+  std::vector<std::vector<std::vector<int>>> scatter_;
+  std::vector<std::vector<int>> gather_f_, gather_b_;  // ZeRO-3: [micro-batch][layer]
+  std::vector<int> gather_chain_;  // ZeRO-3 gathers in the order compute uses them
+  int late_reduce_ = kNoTask;      // reduction after the pipeline flush
+};
+
+}  // namespace pf

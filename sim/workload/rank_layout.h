@@ -1,0 +1,33 @@
+// Rank layout (Megatron order): GPU = t + tp * (d + dp * p) for TP rank t,
+// DP rank d, pipeline stage p. The TP ranks of a group do identical work in
+// lock step, so only TP rank 0 (the group's "worker") carries compute
+// tasks; TP collectives span the whole group, and pipeline sends and DP
+// collectives are issued once with lanes = tp.
+#pragma once
+
+#include <vector>
+
+#include "sim/spec/spec.h"
+
+namespace pf {
+
+// Global GPU index of (tp rank, dp rank, stage).
+inline int GpuIndex(const ParallelSpec& p, int t, int d, int stage) {
+  return t + p.tp * (d + p.dp * stage);
+}
+
+// The TP group of DP rank d on `stage`.
+inline std::vector<int> TpGroup(const ParallelSpec& p, int d, int stage) {
+  std::vector<int> g;
+  for (int t = 0; t < p.tp; ++t) g.push_back(GpuIndex(p, t, d, stage));
+  return g;
+}
+
+// The workers (TP rank 0) of every DP rank on `stage`: lane 0 of its DP groups.
+inline std::vector<int> DpGroup(const ParallelSpec& p, int stage) {
+  std::vector<int> g;
+  for (int d = 0; d < p.dp; ++d) g.push_back(GpuIndex(p, 0, d, stage));
+  return g;
+}
+
+}  // namespace pf

@@ -1,0 +1,77 @@
+#include "sim/workload/stage_cost.h"
+
+#include "sim/model/compute_model.h"
+#include "sim/model/memory_model.h"
+#include "sim/model/model_math.h"
+
+namespace pf {
+namespace {
+
+Work Measure(const std::vector<Op>& ops, const Scenario& s) {
+  Work w;
+  for (const Op& op : ops) {
+    w.seconds += OpTime(op, s.cluster.node.gpu, s.training.precision);
+    w.flops += op.flops;
+  }
+  return w;
+}
+
+// One layer's backward, with the forward work recompute repeats in it:
+// the whole layer (full) or the attention core (selective).
+Work LayerBackward(const Scenario& s, const std::vector<Op>& fwd_ops, Work fwd, bool frozen) {
+  const TrainingSpec& t = s.training;
+  Work bwd = Measure(LayerOps(s.model, t, s.parallel.tp, Pass::kBackward, frozen), s);
+  if (t.recompute == Recompute::kFull) return bwd + fwd;
+  if (t.recompute == Recompute::kSelective) {
+    std::vector<Op> attention;
+    for (const Op& op : fwd_ops)
+      if (op.kind == OpKind::kAttention || op.name == "attn_scores" ||
+          op.name == "attn_values" || op.name == "softmax_dropout")
+        attention.push_back(op);
+    return bwd + Measure(attention, s);
+  }
+  return bwd;
+}
+
+// Megatron: an all-reduce after attention and after the MLP, forward and
+// backward (the f/g operators); recompute repeats the forward ones; the
+// vocabulary-parallel embedding adds one on the first stage and the
+// column-parallel LM head's input gradient one in backward on the last.
+void TensorParallelCounts(const Scenario& s, bool first, bool last, StageCost& c) {
+  if (s.parallel.tp <= 1) return;
+  c.tp_fwd = 2 * c.layers + (first ? 1 : 0);
+  c.tp_bwd = 2 * c.layers + (s.training.recompute == Recompute::kFull ? 2 * c.layers : 0) +
+             (last ? 1 : 0);
+}
+
+}  // namespace
+
+StageCost CostOfStage(const Scenario& s, int vstage) {
+  const ModelSpec& m = s.model;
+  const TrainingSpec& t = s.training;
+  const ParallelSpec& p = s.parallel;
+  const bool frozen = t.method != Method::kFull;
+  const int vstages = p.pp * p.vp;
+  const bool first = vstage == 0, last = vstage == vstages - 1;
+  const StageParams held = ParamsPerTpRank(m, p, vstage);
+  StageCost c;
+  c.layers = held.layer_count;
+  const std::vector<Op> fwd_ops = LayerOps(m, t, p.tp, Pass::kForward, frozen);
+  const Work fwd_layer = Measure(fwd_ops, s);
+  c.fwd = fwd_layer * c.layers;
+  c.bwd = LayerBackward(s, fwd_ops, fwd_layer, frozen) * c.layers;
+  if (first) {
+    c.fwd = c.fwd + Measure(EmbeddingOps(m, t, p.tp, Pass::kForward), s);
+    c.bwd = c.bwd + Measure(EmbeddingOps(m, t, p.tp, Pass::kBackward), s);
+  }
+  if (last) {
+    c.fwd = c.fwd + Measure(HeadOps(m, t, p.tp, Pass::kForward, frozen), s);
+    c.bwd = c.bwd + Measure(HeadOps(m, t, p.tp, Pass::kBackward, frozen), s);
+  }
+  c.layer_weights = CountParams(m).per_layer / p.tp;
+  c.params = frozen ? TrainableParams(s) / vstages / p.tp : held.total();
+  TensorParallelCounts(s, first, last, c);
+  return c;
+}
+
+}  // namespace pf

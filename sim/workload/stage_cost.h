@@ -1,0 +1,23 @@
+// What one virtual pipeline stage (model chunk) costs per micro-batch on its
+// TP group's worker: forward and backward compute (recompute included in the
+// backward), the tensor-parallel all-reduces, and the parameters it holds
+// and trains. Compute durations come from the roofline (model/compute_model.h).
+#pragma once
+
+#include "sim/spec/spec.h"
+#include "sim/workload/task_graph.h"
+
+namespace pf {
+
+struct StageCost {
+  int layers = 0;
+  Work fwd, bwd;               // one micro-batch, whole chunk, recompute in bwd
+  int tp_fwd = 0, tp_bwd = 0;  // TP all-reduces per micro-batch
+  double params = 0;           // trainable parameters per TP rank
+  double layer_weights = 0;    // one layer's parameters per TP rank
+};
+
+// Cost of virtual stage `vstage` = chunk x pp + stage, in [0, pp x vp).
+StageCost CostOfStage(const Scenario& s, int vstage);
+
+}  // namespace pf

@@ -1,0 +1,92 @@
+#include "sim/workload/stage_emitter.h"
+
+#include "sim/workload/data_parallel.h"
+#include "sim/workload/rank_layout.h"
+#include "sim/workload/schedule_1f1b.h"
+#include "sim/workload/stage_cost.h"
+
+namespace pf {
+
+PipelineLinks::PipelineLinks(const ParallelSpec& p, int micro_batches) {
+  const int vstages = p.pp * p.vp;
+  for (auto* per_vstage : {&fwd_out, &bwd_out, &fwd_in, &bwd_in})
+    per_vstage->assign(vstages, std::vector<std::vector<int>>(p.dp, std::vector<int>(micro_batches, kNoTask)));
+  stage_end.assign(p.pp, std::vector<int>(p.dp, kNoTask));
+  stage_opt = stage_end;
+}
+
+namespace {
+
+// One DP rank's worker on one stage: its ops in pipeline order.
+class Worker {
+ public:
+  Worker(TaskGraph& g, const Scenario& s, int stage, int d, const std::vector<StageCost>& chunks,
+         DataParallelEmitter& dp, Bytes hidden, PipelineLinks& links)
+      : g_(g), p_(s.parallel), stage_(stage), d_(d), gpu_(GpuIndex(s.parallel, 0, d, stage)),
+        tp_group_(TpGroup(s.parallel, d, stage)), chunks_(chunks), dp_(dp), hidden_(hidden),
+        links_(links) {}
+
+  // Emits every op, then the optimizer; returns the optimizer task.
+  int Run(int micro_batches) {
+    for (const PipeOp& op : PipelineOrder(stage_, p_.pp, micro_batches, p_.vp)) Emit(op);
+    int o = dp_.Optimizer(gpu_, last_);
+    links_.stage_end[stage_][d_] = last_;
+    links_.stage_opt[stage_][d_] = o;
+    return o;
+  }
+
+ private:
+  // One forward or backward of a chunk for a micro-batch, cut into segments
+  // (each followed by its share of the op's TP all-reduces).
+  void Emit(const PipeOp& op) {
+    const int mb = op.micro_batch, k = op.chunk, vs = k * p_.pp + stage_;
+    const StageCost& c = chunks_[k];
+    const int segs = dp_.Segments(op.forward, k, mb);
+    const Work work = op.forward ? c.fwd : c.bwd;
+    const int tp_count = op.forward ? c.tp_fwd : c.tp_bwd;
+    const char* tag = op.forward ? "fwd" : "bwd";
+    for (int j = 0; j < segs; ++j) {
+      int task = g_.Compute(gpu_, tag, work * (1.0 / segs));
+      g_.Dep(task, last_);
+      if (j == 0) (op.forward ? links_.fwd_in : links_.bwd_in)[vs][d_][mb] = task;
+      dp_.BeforeSegment(task, op.forward, mb, j, segment_++);
+      last_ = task;
+      const int tp_here = tp_count / segs + (j < tp_count % segs ? 1 : 0);
+      if (tp_here > 0) {
+        int tp = g_.Collective(std::string("tp_") + tag, preflight::TP_COMM, preflight::ALL_REDUCE,
+                               tp_group_, hidden_, tp_here, 1);
+        g_.Dep(tp, task);
+        last_ = tp;
+      }
+      dp_.AfterSegment(last_, op.forward, k, mb, j);
+    }
+    (op.forward ? links_.fwd_out : links_.bwd_out)[vs][d_][mb] = last_;
+  }
+
+  TaskGraph& g_;
+  const ParallelSpec& p_;
+  const int stage_, d_, gpu_;
+  const std::vector<int> tp_group_;
+  const std::vector<StageCost>& chunks_;
+  DataParallelEmitter& dp_;
+  const Bytes hidden_;
+  PipelineLinks& links_;
+  int last_ = kNoTask;  // the previous blocking task on this GPU
+  int segment_ = 0;     // compute segments so far (ZeRO-3 gather order)
+};
+
+}  // namespace
+
+void EmitStage(TaskGraph& g, const Scenario& s, int stage, int micro_batches, Bytes hidden,
+               PipelineLinks& links) {
+  const ParallelSpec& p = s.parallel;
+  std::vector<StageCost> chunks;  // the model chunks this stage holds
+  for (int k = 0; k < p.vp; ++k) chunks.push_back(CostOfStage(s, k * p.pp + stage));
+  DataParallelEmitter dp(g, s, stage, chunks, micro_batches);
+  std::vector<int> optimizers;
+  for (int d = 0; d < p.dp; ++d)
+    optimizers.push_back(Worker(g, s, stage, d, chunks, dp, hidden, links).Run(micro_batches));
+  dp.Finish(optimizers);
+}
+
+}  // namespace pf

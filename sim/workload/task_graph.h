@@ -1,0 +1,57 @@
+// A builder for preflight.Workload task graphs, independent of any one
+// schedule: typed adders for each task kind, dependencies by task id, and
+// Finish(), which renumbers the tasks in topological order (every
+// dependency before its dependents, as the engine requires). Emitters
+// (stage compute, data parallel, pipeline, later dataloader and
+// checkpoints) each add their tasks through one TaskGraph.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/base/units.h"
+#include "sim/proto/workload.pb.h"
+
+namespace pf {
+
+// Seconds and executed (hardware) FLOPs of a run of kernels on one GPU.
+struct Work {
+  Seconds seconds;
+  Flops flops;
+  Work operator*(double k) const { return {seconds * k, flops * k}; }
+  Work operator+(Work o) const { return {seconds + o.seconds, flops + o.flops}; }
+};
+
+// Task ids are indices in insertion order until Finish(); kNoTask (-1)
+// stands for "no such task" and is ignored by Dep().
+constexpr int kNoTask = -1;
+
+class TaskGraph {
+ public:
+  // Kernels on `gpu`, back to back.
+  int Compute(int gpu, std::string name, Work w, preflight::Category c = preflight::COMPUTE);
+  // `count` back-to-back collectives of `size` each over `gpus`, replicated
+  // on `lanes` groups offset by 1 (the TP ranks a worker stands for).
+  int Collective(std::string name, preflight::Category c, preflight::CollectiveKind kind,
+                 const std::vector<int>& gpus, Bytes size, int count, int lanes);
+  // A pipeline send of `size` from `src` to `dst`, replicated on `lanes`.
+  int Transfer(std::string name, int src, int dst, Bytes size, int lanes);
+  // A host <-> GPU copy of `size` over the GPU's PCIe link.
+  int Io(std::string name, int gpu, preflight::Io::Direction direction, Bytes size);
+
+  // `task` starts only after `dep` ends. No-op when dep is kNoTask.
+  // REQUIRES: both name tasks added so far (else std::logic_error).
+  void Dep(int task, int dep);
+  int size() const { return static_cast<int>(tasks_.size()); }
+
+  // Moves the tasks into `w` in topological order (Kahn), rewriting
+  // dependencies to the new indices. Throws std::logic_error on a cycle,
+  // which is a bug in an emitter.
+  void Finish(preflight::Workload& w);
+
+ private:
+  int Add(preflight::Task t);
+  std::vector<preflight::Task> tasks_;
+};
+
+}  // namespace pf

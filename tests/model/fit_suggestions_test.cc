@@ -1,0 +1,69 @@
+// Every suggestion printed for a job that does not fit is a scenario the
+// loader accepts: its --set flags, applied to the same file, load and give
+// the memory the suggestion promised. Checked over every bundled scenario
+// under several layouts (interleaved pipelines, ZeRO stages, full training).
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "sim/base/error.h"
+#include "sim/model/fit_suggestions.h"
+#include "sim/model/memory_model.h"
+#include "sim/scenario/scenario_loader.h"
+#include "tests/test_util.h"
+
+namespace pf {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_util::kRoot;
+
+const std::vector<std::vector<std::string>> kVariants = {
+    {},
+    {"parallel.vp=2"},
+    {"parallel.zero=1"},
+    {"parallel.zero=3"},
+    {"training.method=full", "training.recompute=none"},
+    {"training.method=full", "parallel.vp=2"},
+    {"training.method=full", "parallel.zero=1", "parallel.vp=2"},
+    {"training.method=full", "training.micro_batch=4", "parallel.vp=3"},
+    {"parallel.tp=4", "parallel.pp=2", "parallel.vp=2"},
+    // Doubling pp to 4 would leave 6 micro-batches, not a multiple of pp:
+    // the suggestion once printed here was refused by the loader.
+    {"parallel.tp=4", "parallel.pp=2", "parallel.vp=2", "training.global_batch=6"},
+};
+
+TEST(FitSuggestions, EverySuggestionLoadsAndGivesThePromisedMemory) {
+  int checked = 0, not_fitting = 0;
+  for (const auto& e : fs::directory_iterator(kRoot + "/scenarios")) {
+    const std::string path = e.path().string();
+    for (const auto& variant : kVariants) {
+      Scenario s;
+      try {
+        s = LoadScenario(path, variant);
+      } catch (const InputError&) {
+        continue;  // this layout does not apply to this scenario
+      }
+      const auto suggestions = SuggestFits(s);
+      if (!EstimateMemory(s).fits) ++not_fitting;
+      for (const FitSuggestion& f : suggestions) {
+        std::vector<std::string> flags = variant;
+        flags.insert(flags.end(), f.overrides.begin(), f.overrides.end());
+        try {
+          const MemoryBreakdown m = EstimateMemory(LoadScenario(path, flags));
+          EXPECT_TRUE(m.fits) << path << " " << ::testing::PrintToString(flags);
+          EXPECT_EQ(m.total.value(), f.per_gpu.value()) << path << " " << f.change;
+        } catch (const InputError& err) {
+          ADD_FAILURE() << path << ": suggestion '" << f.change << "' is refused: " << err.what();
+        }
+        ++checked;
+      }
+    }
+  }
+  // The sweep must really exercise suggestions, not pass on none.
+  EXPECT_GT(not_fitting, 10);
+  EXPECT_GT(checked, 30);
+}
+
+}  // namespace
+}  // namespace pf
