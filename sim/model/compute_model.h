@@ -1,6 +1,7 @@
 // Kernel time on one GPU from a roofline: a kernel takes a launch overhead
 // plus the longer of its FLOPs at the GPU's achievable tensor throughput and
-// its bytes at achievable HBM bandwidth. Constants and their sources are in
+// its bytes at achievable HBM bandwidth, divided by the calibrated sustained
+// efficiency (spec/calibration.h). Constants and their sources are in
 // compute_model.cc; no SimGrid.
 #pragma once
 
@@ -13,14 +14,16 @@ namespace pf {
 
 // Fraction of peak a well-tuned large GEMM reaches on `g`: the measured
 // figure from gemm_achievable.csv when the catalog has one, else the mean of
-// the measured bf16 fractions.
+// the measured bf16 fractions (DefaultGemmEfficiency); fp8 without its own
+// measurement scales bf16 by Fp8VsBf16Gemm.
 double GemmEfficiency(const GpuSpec& g, Precision p = Precision::kBf16);
+double DefaultGemmEfficiency();
+double Fp8VsBf16Gemm();
 
-// Seconds one kernel takes.
-Seconds OpTime(const Op& op, const GpuSpec& g, Precision p);
-Seconds OpsTime(const std::vector<Op>& ops, const GpuSpec& g, Precision p);
+// Time one kernel takes.
+Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& cal);
 
 // Adam step over `params` parameters held on one GPU (memory-bound).
-Seconds OptimizerTime(double params, const GpuSpec& g);
+Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal);
 
 }  // namespace pf

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sim/base/units.h"
+#include "sim/spec/calibration.h"
 
 namespace pf {
 
@@ -119,6 +120,7 @@ struct Scenario {
   ParallelSpec parallel;
   TrainingSpec training;
   PriceSpec price;
+  Calibration calibration;  // fitted constants (calibration.h); not from YAML
 };
 
 // Dense tensor peak of `g` for the training precision (0 when the GPU has

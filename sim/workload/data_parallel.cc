@@ -104,7 +104,7 @@ void DataParallelEmitter::AfterSegment(int last, bool forward, int chunk, int mi
 int DataParallelEmitter::Optimizer(int gpu, int last) {
   if (late_reduce_ != kNoTask) g_.Dep(late_reduce_, last);
   const double params = stage_params_ / (p_.zero >= 1 ? p_.dp : 1);
-  int o = g_.Compute(gpu, "optimizer", {OptimizerTime(params, s_.cluster.node.gpu), Flops(0)},
+  int o = g_.Compute(gpu, "optimizer", {OptimizerTime(params, s_.cluster.node.gpu, s_.calibration), Flops(0)},
                      preflight::OPTIMIZER);
   g_.Dep(o, last);
   g_.Dep(o, late_reduce_);

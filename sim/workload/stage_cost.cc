@@ -10,7 +10,7 @@ namespace {
 Work Measure(const std::vector<Op>& ops, const Scenario& s) {
   Work w;
   for (const Op& op : ops) {
-    w.seconds += OpTime(op, s.cluster.node.gpu, s.training.precision);
+    w.seconds += OpTime(op, s.cluster.node.gpu, s.training.precision, s.calibration);
     w.flops += op.flops;
   }
   return w;

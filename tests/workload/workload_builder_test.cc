@@ -105,8 +105,8 @@ TEST(Workload, Fp8UsesTheMeasuredFp8GemmFraction) {
   Op gemm{"g", OpKind::kGemm, Flops(1e15), Bytes(0)};
   Op attention{"a", OpKind::kAttention, Flops(1e15), Bytes(0)};
   const GpuSpec& g = s.cluster.node.gpu;
-  EXPECT_NEAR(OpTime(gemm, g, Precision::kBf16) / OpTime(gemm, g, Precision::kFp8), 2 * 0.709 / 0.803, 1e-3);
-  EXPECT_NEAR(OpTime(attention, g, Precision::kBf16) / OpTime(attention, g, Precision::kFp8), 1.0, 1e-9);
+  EXPECT_NEAR(OpTime(gemm, g, Precision::kBf16, {}) / OpTime(gemm, g, Precision::kFp8, {}), 2 * 0.709 / 0.803, 1e-3);
+  EXPECT_NEAR(OpTime(attention, g, Precision::kBf16, {}) / OpTime(attention, g, Precision::kFp8, {}), 1.0, 1e-9);
   // FP8 layers pay for casting their GEMM inputs: 3 B per input element.
   auto cast_bytes = [&](const Scenario& sc) {
     for (const Op& op : LayerOps(sc.model, sc.training, 1, Pass::kForward, false))

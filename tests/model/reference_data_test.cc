@@ -1,0 +1,103 @@
+// Every model constant taken from a measurement agrees with the published
+// table it cites, kept in tests/data/ with its source: the constant cannot
+// drift from its data unnoticed.
+#include <cmath>
+#include <regex>
+
+#include <gtest/gtest.h>
+
+#include "sim/base/csv.h"
+#include "sim/collectives/comm_model.h"
+#include "sim/model/compute_model.h"
+#include "sim/scenario/catalog.h"
+#include "tests/test_util.h"
+
+namespace pf {
+namespace {
+
+std::string Data(const std::string& file) { return testing_util::kRoot + "/tests/data/" + file; }
+
+// fraction_of_peak of the gemm_achievable.csv rows with `dtype`, by GPU.
+std::map<std::string, double> GemmFractions(const std::string& dtype) {
+  std::map<std::string, double> out;
+  const std::string path = Data("gemm_achievable.csv");
+  for (const CsvRow& r : ReadCsv(path))
+    if (r.at("dtype") == dtype && r.at("how").rfind("max achievable", 0) == 0)
+      out[r.at("gpu")] = CsvNumber(r, "fraction_of_peak", path);
+  return out;
+}
+
+TEST(ReferenceData, DefaultGemmEfficiencyIsTheMeanOfTheMeasuredBf16Rows) {
+  const auto bf16 = GemmFractions("bf16");
+  ASSERT_EQ(bf16.size(), 4u);
+  double sum = 0;
+  for (const auto& [gpu, f] : bf16) sum += f;
+  EXPECT_NEAR(DefaultGemmEfficiency(), sum / bf16.size(), 1e-12);
+  const auto fp8 = GemmFractions("fp8");
+  EXPECT_NEAR(Fp8VsBf16Gemm(), fp8.at("H100-SXM5-80GB") / bf16.at("H100-SXM5-80GB"), 1e-12);
+}
+
+TEST(ReferenceData, CatalogGemmEfficienciesAreTheMeasuredRows) {
+  const auto bf16 = GemmFractions("bf16"), fp8 = GemmFractions("fp8");
+  int checked = 0;
+  for (const auto& [name, gpu] : GpuCatalog()) {
+    EXPECT_EQ(gpu.gemm_efficiency.has_value(), bf16.count(name) == 1) << name;
+    if (!gpu.gemm_efficiency) continue;
+    EXPECT_DOUBLE_EQ(*gpu.gemm_efficiency, bf16.at(name)) << name;
+    ++checked;
+    if (gpu.gemm_efficiency_fp8) EXPECT_DOUBLE_EQ(*gpu.gemm_efficiency_fp8, fp8.at(name)) << name;
+  }
+  EXPECT_EQ(checked, 4);
+}
+
+// nccl-tests bus bandwidth of the 8-GPU all-reduce curve, by system and size.
+std::map<std::string, std::map<double, double>> AllReduceCurves() {
+  std::map<std::string, std::map<double, double>> out;
+  const std::string path = Data("nccl_allreduce_1node.csv");
+  for (const CsvRow& r : ReadCsv(path))
+    out[r.at("system")][CsvNumber(r, "message_bytes", path)] = CsvNumber(r, "busbw_gbps", path);
+  return out;
+}
+
+TEST(ReferenceData, MessageSizePenaltyFollowsTheMeasuredCurves) {
+  const auto curves = AllReduceCurves();
+  ASSERT_EQ(curves.size(), 2u);  // A100 and H100
+  const std::map<double, double>& first = curves.begin()->second;
+  for (const auto& [size, _] : first) {
+    double shape = 0;
+    for (const auto& [system, curve] : curves) shape += curve.at(size) / curve.rbegin()->second;
+    shape /= curves.size();
+    // The model's table is written to three decimals.
+    EXPECT_NEAR(1 / MessageSizePenalty(size, 8), shape, 1.5e-3) << size;
+  }
+}
+
+TEST(ReferenceData, LinkEfficienciesAreTheMeasuredFractions) {
+  const auto curves = AllReduceCurves();
+  const std::string misc = Data("nccl_misc.csv"), gpus = Data("gpus.csv");
+  std::map<std::string, double> nvlink_bidir, host_to_device;
+  const std::regex measured("host-to-device measured ([0-9.]+) GB/s");
+  for (const CsvRow& r : ReadCsv(gpus)) {
+    nvlink_bidir[r.at("gpu")] = std::atof(r.at("nvlink_bidir_gbps").c_str());
+    std::smatch m;
+    if (std::regex_search(r.at("notes"), m, measured)) host_to_device[r.at("gpu")] = std::stod(m[1]);
+  }
+  std::vector<double> busbw;
+  for (const CsvRow& r : ReadCsv(misc)) busbw.push_back(CsvNumber(r, "busbw_gbps", misc));
+  ASSERT_EQ(busbw.size(), 3u);
+  // NVLink: 8x A100 at 8 GiB (300 GB/s per direction) and 8x H100 ring (450).
+  const double a100 = curves.at("8x A100-SXM4-80GB (Azure ND A100 v4)").rbegin()->second /
+                      (nvlink_bidir.at("A100-SXM4-80GB") / 2);
+  const double h100 = busbw[0] / (nvlink_bidir.at("H100-SXM5-80GB") / 2);
+  EXPECT_NEAR(NvlinkEfficiency(), (std::round(a100 * 1000) + std::round(h100 * 1000)) / 2000, 1e-12);
+  // NICs: 192 of 8x 200 Gb/s = 200 GB/s, and 84.8 of 4x 200 Gb/s = 100 GB/s.
+  EXPECT_NEAR(NicEfficiency(), (busbw[1] / 200 + busbw[2] / 100) / 2, 1e-12);
+  // PCIe: 26 GB/s measured host-to-device on A100 (gen 4 x16: 32 GB/s), 51 on
+  // H100 (gen 5 x16: 64 GB/s), as gpus.csv notes.
+  EXPECT_NEAR(PcieEfficiency(),
+              (host_to_device.at("A100-SXM4-80GB") / 32 + host_to_device.at("H100-SXM5-80GB") / 64) / 2,
+              1e-12);
+}
+
+}  // namespace
+}  // namespace pf
