@@ -1,5 +1,8 @@
 // Runs a workload's task graph on SimGrid and returns when each task started
-// and ended. With platform.cc, the only code that touches SimGrid.
+// and ended. The public face of sim/engine/, whose files are the only code
+// that touches SimGrid: runner.cc (task graph -> SimGrid activities),
+// platform.cc (cluster -> SimGrid platform), isolated_run.cc (one SimGrid
+// per process).
 #pragma once
 
 #include <vector>
@@ -15,8 +18,20 @@ struct TaskTimes {
   long long flows = 0;                 // network flows simulated
 };
 
+// Returns when each task of `w` started and ended on `s.cluster`, in
+// simulated seconds, with the makespan and the number of network flows.
+//
+// SimGrid 3.32 allows one engine per process, so each call runs SimGrid in a
+// fresh child process and reads its answer back; a program can simulate any
+// number of workloads. With PREFLIGHT_IN_PROCESS=1 in the environment the
+// call runs SimGrid in the calling process instead, so that a profiler, a
+// debugger or coverage sees the engine; then only the first call in the
+// process can simulate, and every later one throws std::runtime_error.
+//
 // REQUIRES: `w` was built for `s.cluster` (same GPU count) and its deps
-// precede their dependents. Throws std::invalid_argument otherwise.
+// precede their dependents. Throws std::invalid_argument otherwise, and
+// std::runtime_error when the run fails for another reason (a bug, or the
+// child process died: the message says how).
 TaskTimes RunWorkload(const Scenario& s, const preflight::Workload& w);
 
 }  // namespace pf

@@ -1,4 +1,4 @@
-// The SimGrid platform of a cluster. With engine.cc, the only code that
+// The SimGrid platform of a cluster. With runner.cc, the only code that
 // touches SimGrid.
 //
 //   cluster: star zone, a non-blocking crossbar between nodes

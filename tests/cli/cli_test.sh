@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end checks of the simulate command as a user runs it: exit codes,
 # report contents, JSON keys, --set, --emit-workload/--workload round trip,
-# and running from another working directory.
+# the in-process engine (PREFLIGHT_IN_PROCESS=1), and running from another
+# working directory.
 set -u
 SIM="$1"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -24,6 +25,11 @@ check "json exits 0" test $rc -eq 0
 for key in step_time_s tokens_per_s mfu scaling_efficiency per_gpu_bytes fits breakdown wall_clock_s cost_usd; do
   check "json has $key" grep -q "\"$key\"" out.json
 done
+
+# SimGrid in the calling process (for a profiler or a debugger): same answer.
+PREFLIGHT_IN_PROCESS=1 "$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --format json >inproc.json; rc=$?
+check "in-process run exits 0" test $rc -eq 0
+check "in-process JSON is byte-identical" cmp -s out.json inproc.json
 
 "$SIM" "$ROOT/scenarios/70b_8xA800_full.yaml" >full.txt; rc=$?
 check "not-fits exits 0 by default" test $rc -eq 0

@@ -1,10 +1,16 @@
 // The SimGrid engine and the time accounting on small hand-built workloads
-// whose answers follow from the alpha-beta formulas.
+// whose answers follow from the alpha-beta formulas; errors crossing from the
+// child process; the in-process mode (PREFLIGHT_IN_PROCESS=1).
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
 #include <gtest/gtest.h>
 
 #include "sim/accounting/accounting.h"
 #include "sim/collectives/comm_model.h"
 #include "sim/engine/engine.h"
+#include "sim/engine/isolated_run.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/workload/workload_builder.h"
 
@@ -35,6 +41,18 @@ preflight::Task* AddCompute(preflight::Workload& w, int gpu, double seconds, std
   t->mutable_compute()->set_duration_s(seconds);
   for (int d : deps) t->add_deps(d);
   return t;
+}
+
+// The message of the E that `f` throws (a test failure if it throws nothing).
+template <typename E, typename F>
+std::string MessageOf(F f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "nothing was thrown";
+  return "";
 }
 
 preflight::Task* AddAllReduce(preflight::Workload& w, std::vector<int> gpus, double bytes,
@@ -134,7 +152,50 @@ TEST(Engine, RejectsForwardDependencies) {
   preflight::Workload w = Empty(s);
   AddCompute(w, 0, 1.0, {1});
   AddCompute(w, 0, 1.0);
-  EXPECT_THROW(RunWorkload(s, w), std::invalid_argument);
+  // Thrown in the child process, rethrown here with its type and message.
+  EXPECT_EQ(MessageOf<std::invalid_argument>([&] { RunWorkload(s, w); }),
+            "workload task 0 depends on a later task 1");
+}
+
+TEST(Engine, RejectsAGpuTheClusterLacks) {
+  Scenario s = Dgx(1);
+  preflight::Workload w = Empty(s);
+  AddCompute(w, 8, 1.0);
+  EXPECT_EQ(MessageOf<std::invalid_argument>([&] { RunWorkload(s, w); }),
+            "workload names GPU 8 but the cluster has 8");
+}
+
+// Runs in a death-test child: with PREFLIGHT_IN_PROCESS=1, the first run in
+// this process must equal `forked` to the bit and a second one must be
+// refused. Exits 0 with the refusal on stderr when both hold.
+[[noreturn]] void RunTwiceInProcess(const Scenario& s, const preflight::Workload& w,
+                                    const TaskTimes& forked) {
+  setenv(kInProcessEnv, "1", 1);
+  const TaskTimes t = RunWorkload(s, w);
+  if (t.start_s != forked.start_s || t.end_s != forked.end_s || t.makespan_s != forked.makespan_s ||
+      t.flows != forked.flows) {
+    std::fprintf(stderr, "in-process times differ from the forked run's\n");
+    std::_Exit(1);
+  }
+  try {
+    RunWorkload(s, w);
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    std::_Exit(0);
+  }
+  std::fprintf(stderr, "a second in-process run was not refused\n");
+  std::_Exit(1);
+}
+
+TEST(EngineDeathTest, InProcessRunMatchesTheForkedRunAndASecondOneIsRefused) {
+  Scenario s = LoadScenario(kRoot + "/scenarios/70b_8xA800.yaml");
+  preflight::Workload w = BuildWorkload(s);
+  const TaskTimes forked = RunWorkload(s, w);
+  ASSERT_GT(forked.flows, 0);
+  EXPECT_EXIT(RunTwiceInProcess(s, w, forked), ::testing::ExitedWithCode(0),
+              "PREFLIGHT_IN_PROCESS=1: this process has already run SimGrid once, and SimGrid 3\\.32 "
+              "allows one engine per process; simulate one workload per process in this mode, or "
+              "unset PREFLIGHT_IN_PROCESS to run each simulation in a child process");
 }
 
 TEST(Accounting, GapBeforeComputeIsChargedToTheCommunicationItWaitedFor) {

@@ -1,14 +1,10 @@
-#include "sim/engine/engine.h"
+#include "sim/engine/runner.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
-
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <cstring>
+#include <vector>
 
 #include <simgrid/s4u.hpp>
 
@@ -87,39 +83,50 @@ class Runner {
   void Start(int i) {
     const preflight::Task& t = w_.tasks(i);
     times_.start_s[i] = sg::Engine::get_clock();
-    if (t.has_compute()) {
-      sg::ExecPtr e = sg::Exec::init();
-      e->set_flops_amount(t.compute().duration_s() * p_.gpu_speed_flops);
-      e->set_host(Gpu(t.compute().gpu()));
-      Track(i, e);
-      e->start();
-    } else if (t.has_collective()) {
-      const auto& c = t.collective();
-      std::vector<int> group(c.gpus().begin(), c.gpus().end());
-      const auto kind = static_cast<CollectiveKind>(c.kind());
-      const double penalty = MessageSizePenalty(c.size_bytes(), c.gpus_size());
-      const int count = std::max<uint32_t>(1, c.count());
-      const int lanes = all_lanes_ ? std::max<uint32_t>(1, c.lanes()) : 1;
-      for (int l = 0; l < lanes; ++l) {
-        std::vector<int> lane = group;
-        for (int& g : lane) g += l * c.lane_stride();
-        for (const Flow& f : RingFlows(kind, lane, s_.cluster.node.gpus_per_node, c.size_bytes()))
-          Send(i, f.src, f.dst, f.bytes * penalty * count);
-      }
-      if (t.category() == preflight::DP_COMM && pending_[i] > 0) Shadow(i, group);
-    } else if (t.has_io()) {
-      const auto& x = t.io();
-      sg::Host* cpu = p_.cpus[x.gpu() / s_.cluster.node.gpus_per_node];
-      if (x.direction() == preflight::Io::HOST_TO_DEVICE) Send(i, cpu, Gpu(x.gpu()), x.size_bytes());
-      else Send(i, Gpu(x.gpu()), cpu, x.size_bytes());
-    } else if (t.has_transfer()) {
-      const auto& x = t.transfer();
-      const int lanes = all_lanes_ ? std::max<uint32_t>(1, x.lanes()) : 1;
-      for (int l = 0; l < lanes; ++l)
-        Send(i, x.src_gpu() + l * x.lane_stride(), x.dst_gpu() + l * x.lane_stride(),
-             x.size_bytes() * MessageSizePenalty(x.size_bytes(), 1));
-    }
+    if (t.has_compute()) StartCompute(i, t.compute());
+    else if (t.has_collective()) StartCollective(i, t);
+    else if (t.has_io()) StartIo(i, t.io());
+    else if (t.has_transfer()) StartTransfer(i, t.transfer());
     if (pending_[i] == 0) Finish(i);  // nothing to simulate (e.g. a group of one)
+  }
+
+  void StartCompute(int i, const preflight::Compute& c) {
+    sg::ExecPtr e = sg::Exec::init();
+    e->set_flops_amount(c.duration_s() * p_.gpu_speed_flops);
+    e->set_host(Gpu(c.gpu()));
+    Track(i, e);
+    e->start();
+  }
+
+  // Each lane's volume-equivalent ring flows (RingFlows, comm_model.h),
+  // scaled by `count` and by NCCL's message-size penalty.
+  void StartCollective(int i, const preflight::Task& t) {
+    const auto& c = t.collective();
+    std::vector<int> group(c.gpus().begin(), c.gpus().end());
+    const auto kind = static_cast<CollectiveKind>(c.kind());
+    const double penalty = MessageSizePenalty(c.size_bytes(), c.gpus_size());
+    const int count = std::max<uint32_t>(1, c.count());
+    const int lanes = all_lanes_ ? std::max<uint32_t>(1, c.lanes()) : 1;
+    for (int l = 0; l < lanes; ++l) {
+      std::vector<int> lane = group;
+      for (int& g : lane) g += l * c.lane_stride();
+      for (const Flow& f : RingFlows(kind, lane, s_.cluster.node.gpus_per_node, c.size_bytes()))
+        Send(i, f.src, f.dst, f.bytes * penalty * count);
+    }
+    if (t.category() == preflight::DP_COMM && pending_[i] > 0) Shadow(i, group);
+  }
+
+  void StartIo(int i, const preflight::Io& x) {
+    sg::Host* cpu = p_.cpus[x.gpu() / s_.cluster.node.gpus_per_node];
+    if (x.direction() == preflight::Io::HOST_TO_DEVICE) Send(i, cpu, Gpu(x.gpu()), x.size_bytes());
+    else Send(i, Gpu(x.gpu()), cpu, x.size_bytes());
+  }
+
+  void StartTransfer(int i, const preflight::Transfer& x) {
+    const int lanes = all_lanes_ ? std::max<uint32_t>(1, x.lanes()) : 1;
+    for (int l = 0; l < lanes; ++l)
+      Send(i, x.src_gpu() + l * x.lane_stride(), x.dst_gpu() + l * x.lane_stride(),
+           x.size_bytes() * MessageSizePenalty(x.size_bytes(), 1));
   }
 
   // While a data-parallel collective runs on a GPU, NCCL's kernels take a
@@ -187,9 +194,9 @@ class Runner {
   TaskTimes times_;
 };
 
-// One SimGrid run in this process. SimGrid 3.32 allows one Engine per
-// process lifetime ("Cannot change the model after the initialization").
-TaskTimes RunInThisProcess(const Scenario& s, const preflight::Workload& w) {
+}  // namespace
+
+TaskTimes RunOnSimGrid(const Scenario& s, const preflight::Workload& w) {
   int argc = 2;
   char arg0[] = "preflight";
   char arg1[] = "--log=root.thres:critical";
@@ -203,83 +210,6 @@ TaskTimes RunInThisProcess(const Scenario& s, const preflight::Workload& w) {
   sg::Engine::set_config("network/TCP-gamma:0");
   Platform platform = BuildPlatform(s);
   return Runner(s, w, platform).Run();
-}
-
-// Pipe I/O for the child's answer.
-void WriteAll(int fd, const void* data, size_t n) {
-  const char* p = static_cast<const char*>(data);
-  while (n > 0) {
-    ssize_t k = write(fd, p, n);
-    if (k <= 0) _exit(3);
-    p += k, n -= static_cast<size_t>(k);
-  }
-}
-std::string ReadAll(int fd) {
-  std::string out;
-  char buf[1 << 16];
-  for (ssize_t k; (k = read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(k));
-  return out;
-}
-
-}  // namespace
-
-TaskTimes RunWorkload(const Scenario& s, const preflight::Workload& w) {
-  if (static_cast<int>(w.gpus()) != s.cluster.gpus())
-    throw std::invalid_argument("workload was built for " + std::to_string(w.gpus()) +
-                                " GPUs but the scenario's cluster has " + std::to_string(s.cluster.gpus()));
-  // Each run gets a fresh SimGrid in a child process, so that one program
-  // (tests, sweeps, benchmarks) can simulate many scenarios.
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe() failed");
-  std::fflush(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork() failed");
-  if (pid == 0) {
-    close(fds[0]);
-    char status = 0;
-    try {
-      TaskTimes t = RunInThisProcess(s, w);
-      uint64_t n = t.start_s.size();
-      WriteAll(fds[1], &status, 1);
-      WriteAll(fds[1], &n, sizeof n);
-      WriteAll(fds[1], t.start_s.data(), n * sizeof(double));
-      WriteAll(fds[1], t.end_s.data(), n * sizeof(double));
-      WriteAll(fds[1], &t.makespan_s, sizeof(double));
-      WriteAll(fds[1], &t.flows, sizeof(long long));
-    } catch (const std::exception& e) {
-      status = dynamic_cast<const std::invalid_argument*>(&e) ? 1 : 2;
-      WriteAll(fds[1], &status, 1);
-      WriteAll(fds[1], e.what(), std::strlen(e.what()));
-    }
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string answer = ReadAll(fds[0]);
-  close(fds[0]);
-  int wstatus = 0;
-  waitpid(pid, &wstatus, 0);
-  if (answer.empty())
-    throw std::runtime_error("the SimGrid run crashed (child exit status " + std::to_string(wstatus) + ")");
-  if (answer[0] == 1) throw std::invalid_argument(answer.substr(1));
-  if (answer[0] != 0) throw std::runtime_error(answer.substr(1));
-  TaskTimes t;
-  const char* p = answer.data() + 1;
-  uint64_t n;
-  std::memcpy(&n, p, sizeof n);
-  p += sizeof n;
-  if (answer.size() != 1 + sizeof n + 2 * n * sizeof(double) + sizeof(double) + sizeof(long long))
-    throw std::runtime_error("truncated answer from the SimGrid run");
-  t.start_s.resize(n);
-  t.end_s.resize(n);
-  std::memcpy(t.start_s.data(), p, n * sizeof(double));
-  p += n * sizeof(double);
-  std::memcpy(t.end_s.data(), p, n * sizeof(double));
-  p += n * sizeof(double);
-  std::memcpy(&t.makespan_s, p, sizeof(double));
-  p += sizeof(double);
-  std::memcpy(&t.flows, p, sizeof(long long));
-  return t;
 }
 
 }  // namespace pf
