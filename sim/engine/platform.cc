@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "sim/collectives/comm_model.h"
+#include "sim/collectives/nccl.h"
 #include "sim/spec/spec.h"
 
 namespace pf {

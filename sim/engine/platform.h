@@ -13,7 +13,7 @@
 //
 // Every GPU is a host whose speed is its dense peak for the training
 // precision. Links carry line rate x achieved efficiency per link class
-// (comm_model.h); NICs are shared by gpus_per_node / nics GPUs (rail r =
+// (collectives/nccl.h); NICs are shared by gpus_per_node / nics GPUs (rail r =
 // local rank x nics / gpus_per_node).
 #pragma once
 

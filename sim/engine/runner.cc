@@ -8,7 +8,8 @@
 
 #include <simgrid/s4u.hpp>
 
-#include "sim/collectives/comm_model.h"
+#include "sim/collectives/nccl.h"
+#include "sim/collectives/ring.h"
 #include "sim/engine/platform.h"
 
 namespace pf {
@@ -67,14 +68,14 @@ class Runner {
     owner_[a.get()] = {task, a};
   }
 
-  void Send(int task, uint32_t src, uint32_t dst, double bytes) {
+  void Send(int task, uint32_t src, uint32_t dst, Bytes bytes) {
     if (src == dst) return;
     Send(task, Gpu(src), Gpu(dst), bytes);
   }
-  void Send(int task, sg::Host* src, sg::Host* dst, double bytes) {
-    if (bytes <= 0) return;
+  void Send(int task, sg::Host* src, sg::Host* dst, Bytes bytes) {
+    if (bytes.value() <= 0) return;
     sg::CommPtr c = sg::Comm::sendto_init(src, dst);
-    c->set_payload_size(static_cast<uint64_t>(bytes));
+    c->set_payload_size(static_cast<uint64_t>(bytes.value()));
     Track(task, c);
     ++times_.flows;
     c->start();
@@ -98,19 +99,19 @@ class Runner {
     e->start();
   }
 
-  // Each lane's volume-equivalent ring flows (RingFlows, comm_model.h),
+  // Each lane's volume-equivalent ring flows (RingFlows, collectives/ring.h),
   // scaled by `count` and by NCCL's message-size penalty.
   void StartCollective(int i, const preflight::Task& t) {
     const auto& c = t.collective();
     std::vector<int> group(c.gpus().begin(), c.gpus().end());
     const auto kind = static_cast<CollectiveKind>(c.kind());
-    const double penalty = MessageSizePenalty(c.size_bytes(), c.gpus_size());
+    const double penalty = MessageSizePenalty(Bytes(c.size_bytes()), c.gpus_size());
     const int count = std::max<uint32_t>(1, c.count());
     const int lanes = all_lanes_ ? std::max<uint32_t>(1, c.lanes()) : 1;
     for (int l = 0; l < lanes; ++l) {
       std::vector<int> lane = group;
       for (int& g : lane) g += l * c.lane_stride();
-      for (const Flow& f : RingFlows(kind, lane, s_.cluster.node.gpus_per_node, c.size_bytes()))
+      for (const Flow& f : RingFlows(kind, lane, s_.cluster.node.gpus_per_node, Bytes(c.size_bytes())))
         Send(i, f.src, f.dst, f.bytes * penalty * count);
     }
     if (t.category() == preflight::DP_COMM && pending_[i] > 0) Shadow(i, group);
@@ -118,15 +119,15 @@ class Runner {
 
   void StartIo(int i, const preflight::Io& x) {
     sg::Host* cpu = p_.cpus[x.gpu() / s_.cluster.node.gpus_per_node];
-    if (x.direction() == preflight::Io::HOST_TO_DEVICE) Send(i, cpu, Gpu(x.gpu()), x.size_bytes());
-    else Send(i, Gpu(x.gpu()), cpu, x.size_bytes());
+    if (x.direction() == preflight::Io::HOST_TO_DEVICE) Send(i, cpu, Gpu(x.gpu()), Bytes(x.size_bytes()));
+    else Send(i, Gpu(x.gpu()), cpu, Bytes(x.size_bytes()));
   }
 
   void StartTransfer(int i, const preflight::Transfer& x) {
     const int lanes = all_lanes_ ? std::max<uint32_t>(1, x.lanes()) : 1;
     for (int l = 0; l < lanes; ++l)
       Send(i, x.src_gpu() + l * x.lane_stride(), x.dst_gpu() + l * x.lane_stride(),
-           x.size_bytes() * MessageSizePenalty(x.size_bytes(), 1));
+           Bytes(x.size_bytes()) * MessageSizePenalty(Bytes(x.size_bytes()), 1));
   }
 
   // While a data-parallel collective runs on a GPU, NCCL's kernels take a
@@ -134,7 +135,7 @@ class Runner {
   // resumed while any such collective is active there and suspended
   // otherwise, which SimGrid's max-min sharing takes from concurrent compute.
   void Shadow(int task, const std::vector<int>& gpus) {
-    const double share = NcclComputeShare();
+    const double share = s_.calibration.nccl_compute_share;
     if (share <= 0) return;
     for (int g : gpus) {
       if (active_dp_[g]++ > 0) continue;
@@ -204,7 +205,7 @@ TaskTimes RunOnSimGrid(const Scenario& s, const preflight::Workload& w) {
   sg::Engine engine(&argc, argv);
   // The neutral network model: latency and bandwidth exactly as given, no
   // TCP window, no cross-traffic (shared/SIMGRID_NOTES.md). Efficiency lives
-  // in comm_model.cc.
+  // in collectives/nccl.cc and spec/calibration.h.
   sg::Engine::set_config("network/model:CM02");
   sg::Engine::set_config("network/crosstraffic:0");
   sg::Engine::set_config("network/TCP-gamma:0");

@@ -8,7 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "sim/accounting/accounting.h"
-#include "sim/collectives/comm_model.h"
+#include "sim/collectives/nccl.h"
+#include "sim/collectives/ring.h"
 #include "sim/engine/engine.h"
 #include "sim/engine/isolated_run.h"
 #include "sim/scenario/scenario_loader.h"
@@ -117,7 +118,7 @@ TEST(Engine, ComputeOverlappingADataParallelCollectiveSlowsByNcclShare) {
   AddCompute(w, 2, 0.5, {1});                   // after it: full speed again
   TaskTimes t = RunWorkload(s, w);
   ASSERT_GT(t.end_s[1], 1.5);
-  EXPECT_NEAR(t.end_s[0], 1.0 / (1 - NcclComputeShare()), 1e-9);
+  EXPECT_NEAR(t.end_s[0], 1.0 / (1 - Calibration{}.nccl_compute_share), 1e-9);
   EXPECT_NEAR(t.end_s[2] - t.start_s[2], 0.5, 1e-9);
 }
 

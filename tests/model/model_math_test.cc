@@ -7,7 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/collectives/comm_model.h"
+#include "sim/collectives/nccl.h"
+#include "sim/collectives/ring.h"
 #include "sim/model/model_math.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/workload/schedule_1f1b.h"
@@ -146,71 +147,6 @@ TEST(Schedule1F1B, EveryMicroBatchOnceForwardThenBackward) {
         // Warm-up: min(p - i - 1, m) forwards before the first backward.
         EXPECT_EQ(bwd_at[0], std::min(stages - stage - 1, mb - 1) + 1);
       }
-}
-
-TEST(RingFlows, OneNodeAllReduce) {
-  const double S = 1e9;
-  std::vector<int> group = {0, 1, 2, 3, 4, 5, 6, 7};
-  const auto flows = RingFlows(CollectiveKind::kAllReduce, group, 8, S);
-  ASSERT_EQ(flows.size(), 8u);
-  for (int i = 0; i < 8; ++i) {
-    EXPECT_EQ(flows[i].src, i);
-    EXPECT_EQ(flows[i].dst, (i + 1) % 8);
-    EXPECT_DOUBLE_EQ(flows[i].bytes, 2.0 * 7 / 8 * S);
-  }
-  EXPECT_DOUBLE_EQ(RingBytesPerGpu(CollectiveKind::kAllGather, 8, S), 7.0 / 8 * S);
-  EXPECT_EQ(RingFlows(CollectiveKind::kAllReduce, {3}, 8, S).size(), 0u);
-}
-
-TEST(RingFlows, TwoNodesOfFourUseRails) {
-  const double S = 8e8;
-  const std::vector<int> group = {0, 1, 2, 3, 4, 5, 6, 7};
-  for (auto kind : {CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter}) {
-    const double V = RingBytesPerGpu(kind, 8, S);
-    const auto flows = RingFlows(kind, group, 4, S);
-    ASSERT_EQ(flows.size(), 16u);
-    std::map<int, std::vector<Flow>> from;
-    for (const Flow& f : flows) from[f.src].push_back(f);
-    for (int g = 0; g < 8; ++g) {
-      ASSERT_EQ(from[g].size(), 2u) << g;
-      const int node = g / 4, local = g % 4;
-      int intra = 0, cross = 0;
-      for (const Flow& f : from[g]) {
-        if (f.dst / 4 == node) {
-          ++intra;
-          EXPECT_EQ(f.dst, node * 4 + (local + 1) % 4);
-          EXPECT_DOUBLE_EQ(f.bytes, V * 3 / 4);
-        } else {
-          ++cross;
-          EXPECT_EQ(f.dst, (1 - node) * 4 + local);  // same rail on the other node
-          EXPECT_DOUBLE_EQ(f.bytes, V / 4);
-        }
-      }
-      EXPECT_EQ(intra, 1);
-      EXPECT_EQ(cross, 1);
-    }
-  }
-}
-
-TEST(MessageSizePenalty, OneForLargeMessagesAndDecreasingInSize) {
-  const double GiB = 1024.0 * 1024 * 1024;
-  EXPECT_DOUBLE_EQ(MessageSizePenalty(8 * GiB, 8), 1.0);
-  EXPECT_DOUBLE_EQ(MessageSizePenalty(64 * GiB, 8), 1.0);
-  EXPECT_DOUBLE_EQ(MessageSizePenalty(1 * GiB, 1), 1.0);  // 1 GiB x 8/1 = 8 GiB
-  EXPECT_GT(MessageSizePenalty(4 * GiB, 8), 1.0);
-  // The 1 MB point of the 8-GPU curve: bus bandwidth 12.4% of large messages.
-  EXPECT_NEAR(MessageSizePenalty(1e6, 8), 1 / 0.124, 1e-9);
-  EXPECT_NEAR(MessageSizePenalty(1073741824.0, 8), 1 / 0.979, 1e-9);
-  double prev = MessageSizePenalty(1e3, 8);
-  for (double size = 2e3; size <= 16 * GiB; size *= 1.5) {
-    const double p = MessageSizePenalty(size, 8);
-    EXPECT_GE(p, 1.0) << size;
-    if (size < 8 * GiB) EXPECT_LT(p, prev) << size;
-    else EXPECT_LE(p, prev) << size;
-    prev = p;
-  }
-  // More ranks means smaller per-step chunks for the same message.
-  EXPECT_GT(MessageSizePenalty(1e9, 64), MessageSizePenalty(1e9, 8));
 }
 
 }  // namespace

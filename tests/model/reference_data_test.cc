@@ -7,7 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "sim/base/csv.h"
-#include "sim/collectives/comm_model.h"
+#include "sim/collectives/nccl.h"
+#include "sim/collectives/ring.h"
 #include "sim/model/compute_model.h"
 #include "sim/scenario/catalog.h"
 #include "tests/test_util.h"
@@ -68,7 +69,7 @@ TEST(ReferenceData, MessageSizePenaltyFollowsTheMeasuredCurves) {
     for (const auto& [system, curve] : curves) shape += curve.at(size) / curve.rbegin()->second;
     shape /= curves.size();
     // The model's table is written to three decimals.
-    EXPECT_NEAR(1 / MessageSizePenalty(size, 8), shape, 1.5e-3) << size;
+    EXPECT_NEAR(1 / MessageSizePenalty(Bytes(size), 8), shape, 1.5e-3) << size;
   }
 }
 

@@ -1,43 +1,9 @@
-#include "sim/collectives/comm_model.h"
+#include "sim/collectives/nccl.h"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace pf {
-
-double RingBytesPerGpu(CollectiveKind kind, int n, double size_bytes) {
-  if (n <= 1) return 0;
-  double f = double(n - 1) / n;
-  return (kind == CollectiveKind::kAllReduce ? 2 * f : f) * size_bytes;
-}
-
-std::vector<Flow> RingFlows(CollectiveKind kind, const std::vector<int>& group,
-                            int gpus_per_node, double size_bytes) {
-  const int n = static_cast<int>(group.size());
-  std::vector<Flow> flows;
-  if (n <= 1) return flows;
-  const double v = RingBytesPerGpu(kind, n, size_bytes);
-  std::map<int, std::vector<int>> by_node;
-  for (int g : group) by_node[g / gpus_per_node].push_back(g);
-  if (by_node.size() == 1) {
-    for (int i = 0; i < n; ++i) flows.push_back({group[i], group[(i + 1) % n], v});
-    return flows;
-  }
-  std::vector<std::vector<int>> nodes;
-  for (auto& [_, members] : by_node) nodes.push_back(members);
-  const int m = static_cast<int>(nodes.size());
-  for (int k = 0; k < m; ++k) {
-    const auto& local = nodes[k];
-    const auto& next = nodes[(k + 1) % m];
-    const int per = static_cast<int>(local.size());
-    for (int j = 0; j < per; ++j) {
-      if (per > 1) flows.push_back({local[j], local[(j + 1) % per], v * (per - 1) / per});
-      flows.push_back({local[j], next[j % next.size()], v / per});
-    }
-  }
-  return flows;
-}
 
 // Ring all-reduce bus bandwidth for large messages over NVSwitch: 231.58 of
 // 300 GB/s per direction on 8x A100 (nccl_allreduce_1node.csv, 8 GiB) and
@@ -53,14 +19,8 @@ double NicEfficiency() { return (0.96 + 0.848) / 2; }
 // 64 GB/s on H100 (PCIe 5.0) (gpus.csv notes): 0.81 and 0.80.
 double PcieEfficiency() { return (26.0 / 32 + 51.0 / 64) / 2; }
 
-// Fitted jointly with the training kernel efficiency (compute_model.cc)
-// over the ten reference rows; it matters only where collectives overlap
-// compute (DDP/FSDP/ZeRO buckets), i.e. the llm-foundry rows. Plausible on
-// its face: NCCL runs one thread block per channel, and 8-16 channels on
-// A100's 108 SMs is 7-15% of the GPU.
-double NcclComputeShare() { return 0.10; }
-
-double MessageSizePenalty(double message_bytes, int ranks) {
+double MessageSizePenalty(Bytes message, int ranks) {
+  double message_bytes = message.value();
   // NCCL's ring moves message/ranks bytes per step, so efficiency follows the
   // per-step chunk: a message on `ranks` GPUs behaves like message x 8/ranks
   // on the 8-GPU curve below (a point-to-point send is one chunk: ranks = 1).
