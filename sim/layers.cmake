@@ -7,6 +7,7 @@
 #   base <- collectives <- engine                 (flows -> SimGrid; SimGrid only here)
 #           engine <- accounting                  (task times -> breakdown)
 #   workload, accounting <- job <- report <- cli  (step -> job -> report)
+#                            job <- calibration   (refit constants over published runs)
 #
 # check_layers.cmake enforces this table at configure time and as a test.
 set(PF_LAYERS base proto spec scenario model collectives workload engine accounting job
@@ -23,6 +24,6 @@ set(PF_DEPS_accounting engine)
 set(PF_DEPS_job accounting workload)
 set(PF_DEPS_calibration job scenario)
 set(PF_DEPS_report job)
-set(PF_DEPS_cli report scenario)
+set(PF_DEPS_cli report scenario calibration)
 # The only stage that may include SimGrid.
 set(PF_SIMGRID_LAYER engine)

@@ -43,6 +43,59 @@ void ChargeWait(Breakdown& b, const preflight::Task& c, double c_start, double f
   (stage_wait ? b.bubble : b.idle) += Seconds(waiting);
 }
 
+// One worker's compute tasks in time order: each task's own time, and the
+// gap before it charged to the dependency that ended last.
+double AccountTasks(const preflight::Workload& w, const TaskTimes& t, std::vector<int>& tasks,
+                    bool pipelined, Breakdown& b) {
+  std::sort(tasks.begin(), tasks.end(), [&](int x, int y) { return t.start_s[x] < t.start_s[y]; });
+  double prev_end = 0;
+  for (int i : tasks) {
+    const preflight::Task& task = w.tasks(i);
+    Slot(b, task.category()) += Seconds(t.end_s[i] - t.start_s[i]);
+    double gap = t.start_s[i] - prev_end;
+    if (gap > 0) {
+      int critical = -1;
+      for (uint32_t d : task.deps())
+        if (critical < 0 || t.end_s[d] > t.end_s[critical]) critical = static_cast<int>(d);
+      if (critical >= 0 && MovesBytes(w.tasks(critical).category()))
+        ChargeWait(b, w.tasks(critical), t.start_s[critical], prev_end, t.start_s[i], pipelined);
+      else
+        (pipelined ? b.bubble : b.idle) += Seconds(gap);
+    }
+    prev_end = std::max(prev_end, t.end_s[i]);
+  }
+  return prev_end;
+}
+
+// The tail after a worker's last task ends at `prev_end`: communication it
+// takes part in (`comm`) that outlasts its work, then bubble or idle.
+void AccountTail(const preflight::Workload& w, const TaskTimes& t, const std::vector<int>& comm,
+                 double prev_end, bool pipelined, Breakdown& b) {
+  double tail = t.makespan_s - prev_end;
+  if (tail <= 0) return;
+  int last = -1;
+  for (int i : comm)
+    if (t.end_s[i] > prev_end && (last < 0 || t.end_s[i] > t.end_s[last])) last = i;
+  if (last >= 0) {
+    double covered_to = std::min(t.end_s[last], t.makespan_s);
+    ChargeWait(b, w.tasks(last), t.start_s[last], prev_end, covered_to, pipelined);
+    (pipelined ? b.bubble : b.idle) += Seconds(t.makespan_s - covered_to);
+  } else {
+    (pipelined ? b.bubble : b.idle) += Seconds(tail);
+  }
+}
+
+void Add(Breakdown& total, const Breakdown& b) {
+  total.compute += b.compute;
+  total.optimizer += b.optimizer;
+  total.tp_comm += b.tp_comm;
+  total.pp_comm += b.pp_comm;
+  total.dp_comm += b.dp_comm;
+  total.io += b.io;
+  total.bubble += b.bubble;
+  total.idle += b.idle;
+}
+
 }  // namespace
 
 Breakdown AccountTime(const preflight::Workload& w, const TaskTimes& t, bool pipelined) {
@@ -56,50 +109,12 @@ Breakdown AccountTime(const preflight::Workload& w, const TaskTimes& t, bool pip
     if (MovesBytes(task.category()))
       for (uint32_t g : Participants(task)) comm_by_gpu[g].push_back(i);
   }
-
   Breakdown total;
   for (auto& [gpu, tasks] : by_gpu) {
-    std::sort(tasks.begin(), tasks.end(),
-              [&](int a, int b) { return t.start_s[a] < t.start_s[b]; });
     Breakdown b;
-    double prev_end = 0;
-    for (int i : tasks) {
-      const preflight::Task& task = w.tasks(i);
-      Slot(b, task.category()) += Seconds(t.end_s[i] - t.start_s[i]);
-      double gap = t.start_s[i] - prev_end;
-      if (gap > 0) {
-        int critical = -1;
-        for (uint32_t d : task.deps())
-          if (critical < 0 || t.end_s[d] > t.end_s[critical]) critical = static_cast<int>(d);
-        if (critical >= 0 && MovesBytes(w.tasks(critical).category()))
-          ChargeWait(b, w.tasks(critical), t.start_s[critical], prev_end, t.start_s[i], pipelined);
-        else
-          (pipelined ? b.bubble : b.idle) += Seconds(gap);
-      }
-      prev_end = std::max(prev_end, t.end_s[i]);
-    }
-    // The tail: communication this GPU takes part in that outlasts its work.
-    double tail = t.makespan_s - prev_end;
-    if (tail > 0) {
-      int last = -1;
-      for (int i : comm_by_gpu[gpu])
-        if (t.end_s[i] > prev_end && (last < 0 || t.end_s[i] > t.end_s[last])) last = i;
-      if (last >= 0) {
-        double covered_to = std::min(t.end_s[last], t.makespan_s);
-        ChargeWait(b, w.tasks(last), t.start_s[last], prev_end, covered_to, pipelined);
-        (pipelined ? b.bubble : b.idle) += Seconds(t.makespan_s - covered_to);
-      } else {
-        (pipelined ? b.bubble : b.idle) += Seconds(tail);
-      }
-    }
-    total.compute += b.compute;
-    total.optimizer += b.optimizer;
-    total.tp_comm += b.tp_comm;
-    total.pp_comm += b.pp_comm;
-    total.dp_comm += b.dp_comm;
-    total.io += b.io;
-    total.bubble += b.bubble;
-    total.idle += b.idle;
+    const double prev_end = AccountTasks(w, t, tasks, pipelined, b);
+    AccountTail(w, t, comm_by_gpu[gpu], prev_end, pipelined, b);
+    Add(total, b);
   }
   const double k = 1.0 / std::max<size_t>(1, by_gpu.size());
   return {total.compute * k, total.optimizer * k, total.tp_comm * k, total.pp_comm * k,

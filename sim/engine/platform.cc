@@ -14,70 +14,86 @@ sg::Link* MakeLink(sg::NetZone* zone, const std::string& name, double bytes_per_
   return zone->create_link(name, bytes_per_s)->set_latency(latency_s)->seal();
 }
 
-// One node: its GPUs, their links, its NICs and a gateway router.
-sg::NetZone* BuildNode(sg::NetZone* cluster, const Scenario& s, int k, Platform& out,
-                       simgrid::kernel::routing::NetPoint** gateway) {
-  const NodeSpec& n = s.cluster.node;
-  const int g = n.gpus_per_node;
-  const std::string p = "n" + std::to_string(k) + "_";
-  sg::NetZone* zone = sg::create_full_zone(p + "zone");
-  zone->set_parent(cluster);
-  auto* gw = zone->create_router(p + "gw");
-  *gateway = gw;
+// The hosts and links of one node, created in this order: GPUs with their
+// PCIe (and NVLink) ports, NICs, the CPU host, the PCIe root complex.
+struct NodeElements {
+  std::vector<sg::Host*> gpus;
+  std::vector<sg::Link*> intra_out, intra_in, pcie_out, pcie_in, nic_out, nic_in;
+  sg::Host* cpu = nullptr;
+  sg::Link* root_complex = nullptr;  // PCIe nodes only
+};
 
+NodeElements MakeNodeElements(sg::NetZone* zone, const NodeSpec& n, const std::string& p,
+                              Platform& out) {
+  NodeElements e;
   const double intra_eff = n.intra_kind == IntraKind::kNvswitch ? NvlinkEfficiency() : PcieEfficiency();
   // On PCIe nodes the interconnect is the GPU's own PCIe link, which also
   // carries its host and NIC traffic.
   const double pcie_bw = (n.intra_kind == IntraKind::kPcie ? n.intra_bandwidth : n.host_link_bandwidth)
                              .value() * PcieEfficiency();
-  std::vector<sg::Host*> hosts;
-  std::vector<sg::Link*> intra_out, intra_in, pcie_out, pcie_in, nic_out, nic_in;
-  for (int i = 0; i < g; ++i) {
+  for (int i = 0; i < n.gpus_per_node; ++i) {
     std::string gi = p + "gpu" + std::to_string(i);
-    hosts.push_back(zone->create_host(gi, out.gpu_speed_flops)->seal());
-    pcie_out.push_back(MakeLink(zone, gi + "_pcie_out", pcie_bw, n.host_link_latency.value()));
-    pcie_in.push_back(MakeLink(zone, gi + "_pcie_in", pcie_bw, n.host_link_latency.value()));
+    e.gpus.push_back(zone->create_host(gi, out.gpu_speed_flops)->seal());
+    e.pcie_out.push_back(MakeLink(zone, gi + "_pcie_out", pcie_bw, n.host_link_latency.value()));
+    e.pcie_in.push_back(MakeLink(zone, gi + "_pcie_in", pcie_bw, n.host_link_latency.value()));
     if (n.intra_kind == IntraKind::kNvswitch) {
       double bw = n.intra_bandwidth.value() * intra_eff;
-      intra_out.push_back(MakeLink(zone, gi + "_nvl_out", bw, n.intra_latency.value()));
-      intra_in.push_back(MakeLink(zone, gi + "_nvl_in", bw, 0));
+      e.intra_out.push_back(MakeLink(zone, gi + "_nvl_out", bw, n.intra_latency.value()));
+      e.intra_in.push_back(MakeLink(zone, gi + "_nvl_in", bw, 0));
     }
-    out.gpus.push_back(hosts.back());
+    out.gpus.push_back(e.gpus.back());
   }
   for (int r = 0; r < n.nics; ++r) {
     double bw = n.nic_bandwidth.value() * NicEfficiency();
     std::string nr = p + "nic" + std::to_string(r);
-    nic_out.push_back(MakeLink(zone, nr + "_out", bw, n.nic_latency.value()));
-    nic_in.push_back(MakeLink(zone, nr + "_in", bw, 0));
+    e.nic_out.push_back(MakeLink(zone, nr + "_out", bw, n.nic_latency.value()));
+    e.nic_in.push_back(MakeLink(zone, nr + "_in", bw, 0));
   }
   // The node's host: a CPU with host memory, reached over each GPU's PCIe.
-  sg::Host* cpu = zone->create_host(p + "cpu", 1e9)->seal();
-  out.cpus.push_back(cpu);
-  sg::Link* root_complex = nullptr;
+  e.cpu = zone->create_host(p + "cpu", 1e9)->seal();
+  out.cpus.push_back(e.cpu);
   if (n.intra_kind == IntraKind::kPcie)
-    root_complex = MakeLink(zone, p + "root_complex",
-                            n.root_complex_bandwidth.value() * PcieEfficiency(), n.intra_latency.value());
+    e.root_complex = MakeLink(zone, p + "root_complex",
+                              n.root_complex_bandwidth.value() * PcieEfficiency(), n.intra_latency.value());
+  return e;
+}
 
+// GPU <-> GPU over NVSwitch (or PCIe through the root complex), GPU <-> CPU
+// over the GPU's PCIe, GPU <-> gateway over its PCIe and its rail's NIC.
+void AddNodeRoutes(sg::NetZone* zone, const NodeSpec& n, const NodeElements& e,
+                   simgrid::kernel::routing::NetPoint* gw) {
+  const int g = n.gpus_per_node;
+  auto at = [](sg::Host* h) { return h->get_netpoint(); };
   for (int i = 0; i < g; ++i) {
     for (int j = 0; j < g; ++j) {
       if (i == j) continue;
       std::vector<sg::LinkInRoute> route;
       if (n.intra_kind == IntraKind::kNvswitch)
-        route = {sg::LinkInRoute(intra_out[i]), sg::LinkInRoute(intra_in[j])};
+        route = {sg::LinkInRoute(e.intra_out[i]), sg::LinkInRoute(e.intra_in[j])};
       else
-        route = {sg::LinkInRoute(pcie_out[i]), sg::LinkInRoute(root_complex), sg::LinkInRoute(pcie_in[j])};
-      zone->add_route(hosts[i]->get_netpoint(), hosts[j]->get_netpoint(), nullptr, nullptr, route, false);
+        route = {sg::LinkInRoute(e.pcie_out[i]), sg::LinkInRoute(e.root_complex),
+                 sg::LinkInRoute(e.pcie_in[j])};
+      zone->add_route(at(e.gpus[i]), at(e.gpus[j]), nullptr, nullptr, route, false);
     }
-    zone->add_route(cpu->get_netpoint(), hosts[i]->get_netpoint(), nullptr, nullptr,
-                    {sg::LinkInRoute(pcie_in[i])}, false);
-    zone->add_route(hosts[i]->get_netpoint(), cpu->get_netpoint(), nullptr, nullptr,
-                    {sg::LinkInRoute(pcie_out[i])}, false);
+    zone->add_route(at(e.cpu), at(e.gpus[i]), nullptr, nullptr, {sg::LinkInRoute(e.pcie_in[i])}, false);
+    zone->add_route(at(e.gpus[i]), at(e.cpu), nullptr, nullptr, {sg::LinkInRoute(e.pcie_out[i])}, false);
     const int rail = i * n.nics / g;
-    zone->add_route(hosts[i]->get_netpoint(), gw, nullptr, nullptr,
-                    {sg::LinkInRoute(pcie_out[i]), sg::LinkInRoute(nic_out[rail])}, false);
-    zone->add_route(gw, hosts[i]->get_netpoint(), nullptr, nullptr,
-                    {sg::LinkInRoute(nic_in[rail]), sg::LinkInRoute(pcie_in[i])}, false);
+    zone->add_route(at(e.gpus[i]), gw, nullptr, nullptr,
+                    {sg::LinkInRoute(e.pcie_out[i]), sg::LinkInRoute(e.nic_out[rail])}, false);
+    zone->add_route(gw, at(e.gpus[i]), nullptr, nullptr,
+                    {sg::LinkInRoute(e.nic_in[rail]), sg::LinkInRoute(e.pcie_in[i])}, false);
   }
+}
+
+// One node: its GPUs, their links, its NICs and a gateway router.
+sg::NetZone* BuildNode(sg::NetZone* cluster, const Scenario& s, int k, Platform& out,
+                       simgrid::kernel::routing::NetPoint** gateway) {
+  const std::string p = "n" + std::to_string(k) + "_";
+  sg::NetZone* zone = sg::create_full_zone(p + "zone");
+  zone->set_parent(cluster);
+  *gateway = zone->create_router(p + "gw");
+  const NodeElements e = MakeNodeElements(zone, s.cluster.node, p, out);
+  AddNodeRoutes(zone, s.cluster.node, e, *gateway);
   zone->seal();
   return zone;
 }

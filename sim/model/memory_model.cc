@@ -46,14 +46,12 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp) {
   return replicated + (sharded + scores) / tp;
 }
 
-MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
+// Weights, gradients and optimizer states of `stage`, per GPU, by method,
+// precision and ZeRO stage.
+void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
   const ModelSpec& m = sc.model;
   const ParallelSpec& p = sc.parallel;
   const TrainingSpec& t = sc.training;
-  const ParamCount pc = CountParams(m);
-  const bool last = stage == p.pp - 1;
-  const int layers = m.layers / p.pp;
-
   // Parameters resident on this stage (all its model chunks), per TP rank.
   double layer_params = 0, edge_params = 0;
   for (int chunk = 0; chunk < p.vp; ++chunk) {
@@ -62,26 +60,28 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
     edge_params += sp.edges();
   }
   const double base = layer_params + edge_params;
-
-  MemoryBreakdown r;
-  r.stage = stage;
   const double dp = p.dp;
   if (t.method == Method::kFull) {
     r.weights = Bytes(base * kWeightBytes / (p.zero >= 3 ? dp : 1));
     r.gradients = Bytes(base * kGradBytes / (p.zero >= 2 ? dp : 1));
     r.optimizer = Bytes(base * kOptimizerBytes / (p.zero >= 1 ? dp : 1));
-  } else {
-    double frozen = t.method == Method::kQlora ? layer_params * kNf4Bytes + edge_params * 2
-                                               : base * kWeightBytes;
-    double adapters = AdapterParamsPerLayer(m, t.lora_rank) * layers / p.tp;
-    r.weights = Bytes(frozen / (p.zero >= 3 ? dp : 1) + adapters * kWeightBytes);
-    r.gradients = Bytes(adapters * kGradBytes);
-    r.optimizer = Bytes(adapters * kOptimizerBytes / (p.zero >= 1 ? dp : 1));
+    return;
   }
+  const double frozen = t.method == Method::kQlora ? layer_params * kNf4Bytes + edge_params * 2
+                                                   : base * kWeightBytes;
+  const double adapters = AdapterParamsPerLayer(m, t.lora_rank) * (m.layers / p.pp) / p.tp;
+  r.weights = Bytes(frozen / (p.zero >= 3 ? dp : 1) + adapters * kWeightBytes);
+  r.gradients = Bytes(adapters * kGradBytes);
+  r.optimizer = Bytes(adapters * kOptimizerBytes / (p.zero >= 1 ? dp : 1));
+}
 
-  // 1F1B: stage i holds the activations of its warm-up forwards + 1 at peak:
-  // pp - i micro-batches, or with vp model chunks (pp - i - 1) x 2 +
-  // (vp - 1) x pp + 1 chunk-micro-batches of layers / (pp x vp) layers each.
+// 1F1B: stage i holds the activations of its warm-up forwards + 1 at peak:
+// pp - i micro-batches, or with vp model chunks (pp - i - 1) x 2 +
+// (vp - 1) x pp + 1 chunk-micro-batches of layers / (pp x vp) layers each.
+Bytes ActivationMemory(const Scenario& sc, int stage) {
+  const ModelSpec& m = sc.model;
+  const ParallelSpec& p = sc.parallel;
+  const TrainingSpec& t = sc.training;
   const int micro_batches = t.micro_batches_per_step(p.dp);
   const int chunk_layers = m.layers / (p.pp * p.vp);
   const int in_flight = p.vp == 1 ? std::min(p.pp - stage, micro_batches)
@@ -93,12 +93,21 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
     no_recompute.recompute = Recompute::kNone;
     act += LayerActivationBytes(m, no_recompute, p.tp);  // one layer rematerialised
   }
-  r.activations = Bytes(act);
-  if (last)  // bf16 logits + fp32 softmax/gradient over the vocabulary shard
-    r.logits = Bytes(double(t.micro_batch) * t.seq_len * m.vocab / p.tp * (2 + 4));
-  if (p.zero >= 3 && p.dp > 1)  // the layer being computed, the prefetched one, its gradients
-    r.zero_buffers = Bytes(pc.per_layer / p.tp * (2 * LayerWeightBytes(t.method) + kGradBytes));
+  return Bytes(act);
+}
 
+MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
+  const ModelSpec& m = sc.model;
+  const ParallelSpec& p = sc.parallel;
+  const TrainingSpec& t = sc.training;
+  MemoryBreakdown r;
+  r.stage = stage;
+  StatesMemory(sc, stage, r);
+  r.activations = ActivationMemory(sc, stage);
+  if (stage == p.pp - 1)  // bf16 logits + fp32 softmax/gradient over the vocabulary shard
+    r.logits = Bytes(t.tokens_per_micro_batch() * m.vocab / p.tp * (2 + 4));
+  if (p.zero >= 3 && p.dp > 1)  // the layer being computed, the prefetched one, its gradients
+    r.zero_buffers = Bytes(CountParams(m).per_layer / p.tp * (2 * LayerWeightBytes(t.method) + kGradBytes));
   double live = (r.weights + r.gradients + r.optimizer + r.activations + r.logits +
                  r.zero_buffers).value();
   r.framework = Bytes(kFrameworkFixedBytes + kFragmentation * live);

@@ -108,27 +108,20 @@ StepFlops TrainingStepFlops(const ModelSpec& m, const TrainingSpec& t) {
 }
 
 Bytes HiddenStateBytes(const ModelSpec& m, const TrainingSpec& t) {
-  return Bytes(double(t.micro_batch) * t.seq_len * m.hidden * ActivationBytes(t.precision));
+  return Bytes(t.tokens_per_micro_batch() * m.hidden * ActivationBytes(t.precision));
 }
 
-std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass pass, bool frozen) {
+namespace {
+
+// The attention core of one block: FlashAttention, or unfused scores,
+// softmax/dropout and values.
+void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, bool bwd, std::vector<Op>& ops) {
   const double e = ActivationBytes(t.precision);
-  const double b = t.micro_batch, s = t.seq_len, h = m.hidden, f = m.ffn;
+  const double b = t.micro_batch, s = t.seq_len, h = m.hidden;
   const double tokens = b * s;
   const double bsh = tokens * h;
   const double heads = double(m.heads) / tp;
-  const bool bwd = pass == Pass::kBackward;
-  // Elementwise kernels move about twice the bytes in backward (read the
-  // saved input and the incoming gradient, write the outgoing gradient).
   const double mem_factor = bwd ? 2.0 : 1.0;
-  std::vector<Op> ops;
-
-  ops.push_back(Memory("norm1", mem_factor * 2 * bsh * e));
-  for (Op g : LayerGemms(m, tokens, tp, e)) {
-    if (!bwd) { ops.push_back(g); continue; }
-    ops.push_back({g.name + "_dgrad", OpKind::kGemm, g.flops, g.bytes});
-    if (!frozen) ops.push_back({g.name + "_wgrad", OpKind::kGemm, g.flops, g.bytes});
-  }
   if (t.attention == Attention::kFlash) {
     // FlashAttention (Dao 2022): causal kernels skip the masked half; the
     // backward runs 5 matmuls to the forward's 2 (2.5x).
@@ -136,26 +129,27 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass
     double qkvo = e * tokens * (2 * h / tp + 2 * KvDimPerRank(m, tp));
     ops.push_back({bwd ? "flash_attn_bwd" : "flash_attn", OpKind::kAttention,
                    Flops(bwd ? 2.5 * fwd : fwd), Bytes(mem_factor * qkvo)});
-  } else {
-    // Unfused: scores and AV as batched GEMMs over the full square, softmax,
-    // mask and dropout over b x heads x s x s elements: 7 bytes written and
-    // 6 read per element (Korthikanti et al. 2022 store 5 of them).
-    double score = 2 * b * s * s * h / tp;
-    double score_bytes = e * b * heads * s * s;
-    int copies = bwd ? 2 : 1;
-    for (int i = 0; i < copies; ++i) {
-      ops.push_back({"attn_scores", OpKind::kGemm, Flops(score), Bytes(score_bytes + 2 * e * bsh / tp)});
-      ops.push_back({"attn_values", OpKind::kGemm, Flops(score), Bytes(score_bytes + 2 * e * bsh / tp)});
-    }
-    ops.push_back(Memory("softmax_dropout", 13.0 / 2.0 * score_bytes));
+    return;
   }
-  ops.push_back(Memory("residual1", mem_factor * bsh * (3 * e + 1)));
-  ops.push_back(Memory("norm2", mem_factor * 2 * bsh * e));
-  const double act = tokens * f / tp;
-  ops.push_back(Memory(m.ffn_kind == FfnKind::kSwiglu ? "swiglu" : "gelu",
-                       mem_factor * (m.ffn_kind == FfnKind::kSwiglu ? 3 : 2) * act * e));
-  ops.push_back(Memory("residual2", mem_factor * bsh * (3 * e + 1)));
+  // Unfused: scores and AV as batched GEMMs over the full square, softmax,
+  // mask and dropout over b x heads x s x s elements: 7 bytes written and
+  // 6 read per element (Korthikanti et al. 2022 store 5 of them).
+  double score = 2 * b * s * s * h / tp;
+  double score_bytes = e * b * heads * s * s;
+  int copies = bwd ? 2 : 1;
+  for (int i = 0; i < copies; ++i) {
+    ops.push_back({"attn_scores", OpKind::kGemm, Flops(score), Bytes(score_bytes + 2 * e * bsh / tp)});
+    ops.push_back({"attn_values", OpKind::kGemm, Flops(score), Bytes(score_bytes + 2 * e * bsh / tp)});
+  }
+  ops.push_back(Memory("softmax_dropout", 13.0 / 2.0 * score_bytes));
+}
 
+// What the recipe adds to a block: FP8 casts, LoRA adapters, NF4
+// dequantisation.
+void RecipeOps(const ModelSpec& m, const TrainingSpec& t, int tp, bool bwd, std::vector<Op>& ops) {
+  const double e = ActivationBytes(t.precision);
+  const double h = m.hidden, f = m.ffn;
+  const double tokens = t.tokens_per_micro_batch();
   if (t.precision == Precision::kFp8) {
     // FP8 GEMMs take FP8 operands: Transformer Engine casts each GEMM's
     // activation input (forward) and incoming gradient (backward) from bf16,
@@ -166,9 +160,9 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass
     const double grads = tokens * ((h / tp + 2 * KvDimPerRank(m, tp)) + h + up / tp + h);
     ops.push_back(Memory("fp8_cast", 3.0 * (bwd ? grads : inputs)));
   }
-
   if (t.method != Method::kFull) {
     double flops = AdapterFlopsPerToken(m, t.lora_rank, tp) * tokens * (bwd ? 2 : 1);
+    const double bsh = tokens * h;
     ops.push_back({"lora_adapters", OpKind::kGemm, Flops(flops), Bytes(4 * e * bsh)});
   }
   if (t.method == Method::kQlora) {
@@ -177,19 +171,46 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass
     double shard = CountParams(m).per_layer / tp;
     ops.push_back(Memory("nf4_dequant", 2.5 * shard));
   }
+}
+
+}  // namespace
+
+std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass pass, bool frozen) {
+  const double e = ActivationBytes(t.precision);
+  const double tokens = t.tokens_per_micro_batch();
+  const double bsh = tokens * m.hidden;
+  const bool bwd = pass == Pass::kBackward;
+  // Elementwise kernels move about twice the bytes in backward (read the
+  // saved input and the incoming gradient, write the outgoing gradient).
+  const double mem_factor = bwd ? 2.0 : 1.0;
+  std::vector<Op> ops;
+  ops.push_back(Memory("norm1", mem_factor * 2 * bsh * e));
+  for (Op g : LayerGemms(m, tokens, tp, e)) {
+    if (!bwd) { ops.push_back(g); continue; }
+    ops.push_back({g.name + "_dgrad", OpKind::kGemm, g.flops, g.bytes});
+    if (!frozen) ops.push_back({g.name + "_wgrad", OpKind::kGemm, g.flops, g.bytes});
+  }
+  AttentionOps(m, t, tp, bwd, ops);
+  ops.push_back(Memory("residual1", mem_factor * bsh * (3 * e + 1)));
+  ops.push_back(Memory("norm2", mem_factor * 2 * bsh * e));
+  const double act = tokens * m.ffn / tp;
+  ops.push_back(Memory(m.ffn_kind == FfnKind::kSwiglu ? "swiglu" : "gelu",
+                       mem_factor * (m.ffn_kind == FfnKind::kSwiglu ? 3 : 2) * act * e));
+  ops.push_back(Memory("residual2", mem_factor * bsh * (3 * e + 1)));
+  RecipeOps(m, t, tp, bwd, ops);
   return ops;
 }
 
 std::vector<Op> EmbeddingOps(const ModelSpec& m, const TrainingSpec& t, int, Pass pass) {
   const double e = ActivationBytes(t.precision);
-  const double bsh = double(t.micro_batch) * t.seq_len * m.hidden;
+  const double bsh = t.tokens_per_micro_batch() * m.hidden;
   if (pass == Pass::kBackward && t.method != Method::kFull) return {};
   return {Memory(pass == Pass::kForward ? "embedding" : "embedding_grad", 2 * bsh * e)};
 }
 
 std::vector<Op> HeadOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass pass, bool frozen) {
   const double e = ActivationBytes(t.precision);
-  const double tokens = double(t.micro_batch) * t.seq_len;
+  const double tokens = t.tokens_per_micro_batch();
   Op logits = Gemm("logits", tokens, m.hidden, double(m.vocab) / tp, e);
   // Softmax cross-entropy in fp32 over the vocabulary shard: logits read,
   // fp32 softmax written and read back (Megatron's vocab-parallel loss).

@@ -46,7 +46,9 @@ TEST(ReferenceData, CatalogGemmEfficienciesAreTheMeasuredRows) {
     if (!gpu.gemm_efficiency) continue;
     EXPECT_DOUBLE_EQ(*gpu.gemm_efficiency, bf16.at(name)) << name;
     ++checked;
-    if (gpu.gemm_efficiency_fp8) EXPECT_DOUBLE_EQ(*gpu.gemm_efficiency_fp8, fp8.at(name)) << name;
+    if (gpu.gemm_efficiency_fp8) {
+      EXPECT_DOUBLE_EQ(*gpu.gemm_efficiency_fp8, fp8.at(name)) << name;
+    }
   }
   EXPECT_EQ(checked, 4);
 }

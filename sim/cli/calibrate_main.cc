@@ -1,0 +1,79 @@
+// calibrate: refit the constants of sim/spec/calibration.h over the
+// published reference rows (tests/data/) and print the fit, each row's
+// error and the leave-one-out errors. `simulate` never runs this; the
+// constants it ships are this fit's result to two decimals
+// (tests/calibration/ checks it).
+#include <cmath>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "sim/base/error.h"
+#include "sim/calibration/fit.h"
+
+namespace {
+
+void PrintFit(const std::vector<pf::ReferenceRow>& rows, const pf::FitResult& f) {
+  const pf::Calibration shipped;
+  fmt::print("Fit over {} reference rows: least squares on log(predicted/published), "
+             "Gauss-Newton, {} iterations\n", rows.size(), f.iterations);
+  fmt::print("  training_kernel_efficiency  {:.4f}  (written as {:.2f}; ships {:.2f})\n",
+             f.fitted.training_kernel_efficiency, f.shipped.training_kernel_efficiency,
+             shipped.training_kernel_efficiency);
+  fmt::print("  nccl_compute_share          {:.4f}  (written as {:.2f}; ships {:.2f})\n\n",
+             f.fitted.nccl_compute_share, f.shipped.nccl_compute_share, shipped.nccl_compute_share);
+  fmt::print("| {:<32} | {:<12} | {:>9} | {:>9} | {:>7} | {:>13} | {:>16} |\n", "run", "metric",
+             "published", "predicted", "error", "left-out error", "refit without it");
+  fmt::print("|{:-<34}|{:-<14}|{:-<11}|{:-<11}|{:-<9}|{:-<15}|{:-<18}|\n", "", "", "", "", "", "", "");
+  double sum_abs = 0, max_loo = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const double err = std::expm1(f.residuals[i]), loo = std::expm1(f.loo_errors[i]);
+    sum_abs += std::abs(err);
+    max_loo = std::max(max_loo, std::abs(loo));
+    fmt::print("| {:<32} | {:<12} | {:>9.0f} | {:>9.0f} | {:>+6.1f}% | {:>+13.1f}% | {:>7.3f}, {:>6.3f} |\n",
+               rows[i].label, rows[i].metric, rows[i].published, f.predicted[i], 100 * err,
+               100 * loo, f.loo_constants(i, 0), f.loo_constants(i, 1));
+  }
+  fmt::print("mean absolute error {:.1f}%; largest leave-one-out error {:.1f}%\n",
+             100 * sum_abs / rows.size(), 100 * max_loo);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Refit Preflight's calibrated constants over the published reference rows"};
+  double kernel = pf::Calibration{}.training_kernel_efficiency;
+  double share = pf::Calibration{}.nccl_compute_share;
+  int iterations = 6;
+  std::string root = PREFLIGHT_SOURCE_DIR;
+  app.add_option("--start-kernel-efficiency", kernel, "starting training kernel efficiency")
+      ->check(CLI::Range(0.05, 1.0));
+  app.add_option("--start-nccl-share", share, "starting NCCL compute share")->check(CLI::Range(0.0, 0.9));
+  app.add_option("--max-iterations", iterations, "Gauss-Newton iterations at most")->check(CLI::Range(1, 50));
+  app.add_option("--root", root, "source tree holding tests/data/ and scenarios/");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    const auto rows = pf::LoadReferenceRows(root);
+    pf::Calibration start;
+    start.training_kernel_efficiency = kernel;
+    start.nccl_compute_share = share;
+    int done = 0;
+    const pf::FitResult f = pf::Fit(rows, start, iterations, [&](const std::string& label) {
+      std::cerr << "\rcalibrate: simulation " << ++done << " (" << label << ")\033[K" << std::flush;
+    });
+    std::cerr << "\n";
+    PrintFit(rows, f);
+    return 0;
+  } catch (const pf::InputError& e) {
+    std::cerr << "calibrate: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "calibrate: " << e.what() << "\n";
+    return 3;
+  }
+}
