@@ -55,7 +55,7 @@ Eigen::Vector2d GaussNewtonStep(const Eigen::VectorXd& r, const Eigen::MatrixXd&
 
 Calibration Rounded(const Calibration& c) {
   Eigen::Vector2d v = ToVector(c);
-  for (int k = 0; k < 2; ++k) v[k] = std::round(v[k] * 100) / 100;
+  for (int k = 0; k < 2; ++k) v[k] = std::round(v[k] * 1000) / 1000;
   return FromVector(v);
 }
 

@@ -42,7 +42,7 @@ Eigen::Vector2d GaussNewtonStep(const Eigen::VectorXd& r, const Eigen::MatrixXd&
 
 struct FitResult {
   Calibration fitted;         // continuous optimum
-  Calibration shipped;        // the optimum written to two decimals
+  Calibration shipped;        // the optimum written to three decimals
   Eigen::VectorXd residuals;  // log errors at `fitted`
   Eigen::VectorXd predicted;  // the rows' figures at `fitted`
   Eigen::VectorXd loo_errors; // held-out log error of each row, linearised
@@ -55,7 +55,7 @@ struct FitResult {
 FitResult Fit(const std::vector<ReferenceRow>& rows, const Calibration& start, int max_iterations,
               const std::function<void(const std::string&)>& progress = {});
 
-// Written to two decimals, as spec/calibration.h holds the constants.
+// Written to three decimals, as spec/calibration.h holds the constants.
 Calibration Rounded(const Calibration& c);
 
 }  // namespace pf

@@ -1,7 +1,7 @@
 // calibrate: refit the constants of sim/spec/calibration.h over the
 // published reference rows (tests/data/) and print the fit, each row's
 // error and the leave-one-out errors. `simulate` never runs this; the
-// constants it ships are this fit's result to two decimals
+// constants it ships are this fit's result to three decimals
 // (tests/calibration/ checks it).
 #include <cmath>
 #include <iostream>
@@ -18,10 +18,10 @@ void PrintFit(const std::vector<pf::ReferenceRow>& rows, const pf::FitResult& f)
   const pf::Calibration shipped;
   fmt::print("Fit over {} reference rows: least squares on log(predicted/published), "
              "Gauss-Newton, {} iterations\n", rows.size(), f.iterations);
-  fmt::print("  training_kernel_efficiency  {:.4f}  (written as {:.2f}; ships {:.2f})\n",
+  fmt::print("  training_kernel_efficiency  {:.4f}  (written as {:.3f}; ships {:.3f})\n",
              f.fitted.training_kernel_efficiency, f.shipped.training_kernel_efficiency,
              shipped.training_kernel_efficiency);
-  fmt::print("  nccl_compute_share          {:.4f}  (written as {:.2f}; ships {:.2f})\n\n",
+  fmt::print("  nccl_compute_share          {:.4f}  (written as {:.3f}; ships {:.3f})\n\n",
              f.fitted.nccl_compute_share, f.shipped.nccl_compute_share, shipped.nccl_compute_share);
   fmt::print("| {:<32} | {:<12} | {:>9} | {:>9} | {:>7} | {:>13} | {:>16} |\n", "run", "metric",
              "published", "predicted", "error", "left-out error", "refit without it");

@@ -32,12 +32,12 @@ TEST(CalibrationFit, JacobianIsTheForwardDifferenceOfTheStepPoints) {
   EXPECT_EQ(ToVector(StepPoints(at)[2])[1], at.nccl_compute_share + JacobianSteps()[1]);
 }
 
-TEST(CalibrationFit, RoundsToTwoDecimals) {
+TEST(CalibrationFit, RoundsToThreeDecimals) {
   Calibration c;
-  c.training_kernel_efficiency = 0.8873;
-  c.nccl_compute_share = 0.1051;
-  EXPECT_DOUBLE_EQ(Rounded(c).training_kernel_efficiency, 0.89);
-  EXPECT_DOUBLE_EQ(Rounded(c).nccl_compute_share, 0.11);
+  c.training_kernel_efficiency = 0.88731;
+  c.nccl_compute_share = 0.10516;
+  EXPECT_DOUBLE_EQ(Rounded(c).training_kernel_efficiency, 0.887);
+  EXPECT_DOUBLE_EQ(Rounded(c).nccl_compute_share, 0.105);
 }
 
 }  // namespace
