@@ -1,0 +1,67 @@
+// Validate works on a Scenario without YAML and names the key path of the
+// first problem, so sweeps, plans and suggestions can check what they make.
+#include <gtest/gtest.h>
+
+#include "sim/scenario/scenario_loader.h"
+#include "sim/spec/names.h"
+#include "sim/spec/validate.h"
+#include "tests/test_util.h"
+
+namespace pf {
+namespace {
+
+Scenario Base() { return LoadScenario(testing_util::kRoot + "/scenarios/70b_8xA800.yaml"); }
+
+TEST(Validate, BundledScenarioIsValid) { EXPECT_FALSE(Validate(Base()).has_value()); }
+
+TEST(Validate, NamesTheKeyPathOfTheFirstProblem) {
+  struct Case {
+    void (*edit)(Scenario&);
+    std::string key, message;
+  };
+  const std::vector<Case> cases = {
+      {[](Scenario& s) { s.parallel.tp = 6; }, "parallel.tp", "6 does not divide attention heads (64)"},
+      {[](Scenario& s) { s.parallel.pp = 3, s.parallel.tp = 1, s.parallel.dp = 8; }, "parallel.pp",
+       "3 does not divide the layers (80)"},
+      {[](Scenario& s) { s.parallel.vp = 2; }, "parallel.vp", "2 model chunks need pipeline parallelism (pp = 1)"},
+      {[](Scenario& s) { s.parallel.dp = 2; }, "parallel.dp", "tp x pp x dp = 8 x 1 x 2 = 16, but the cluster has 8 GPUs (1 nodes x 8)"},
+      {[](Scenario& s) { s.training.global_batch = 63, s.training.micro_batch = 2; },
+       "training.global_batch", "63 is not a multiple of micro_batch x dp = 2 x 1 = 2"},
+      {[](Scenario& s) { s.cluster.nodes = 4096; }, "cluster.nodes",
+       "4096 nodes x 8 GPUs = 32768 GPUs; Preflight simulates up to 16384"},
+      {[](Scenario& s) { s.parallel.zero = 4; }, "parallel", "tp, pp, vp and dp must be at least 1 and zero in 0..3"},
+  };
+  for (const Case& c : cases) {
+    Scenario s = Base();
+    c.edit(s);
+    const auto e = Validate(s);
+    ASSERT_TRUE(e.has_value()) << c.key;
+    EXPECT_EQ(e->key, c.key);
+    EXPECT_EQ(e->message, c.message);
+  }
+}
+
+TEST(Validate, DerivedDataParallelismMustDivideTheGpus) {
+  Scenario s = Base();
+  s.parallel.dp_auto = true;
+  s.parallel.tp = 4;
+  ResolveDataParallel(s);
+  EXPECT_EQ(s.parallel.dp, 2);
+  EXPECT_FALSE(Validate(s).has_value());
+  s.cluster.node.gpus_per_node = 6;
+  const auto e = Validate(s);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->key, "parallel");
+  EXPECT_EQ(e->message, "tp x pp = 4 does not divide the 6 GPUs");
+}
+
+TEST(Names, EveryEnumRoundTripsThroughItsSpelling) {
+  for (const auto& name : Spellings<Method>()) EXPECT_EQ(ToString(*FromString<Method>(name)), name);
+  for (const auto& name : Spellings<Recompute>())
+    EXPECT_EQ(ToString(*FromString<Recompute>(name)), name);
+  EXPECT_FALSE(FromString<Precision>("bf17").has_value());
+  EXPECT_STREQ(ToString(IntraKind::kPcie), "pcie");
+}
+
+}  // namespace
+}  // namespace pf
