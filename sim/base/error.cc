@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 namespace pf {
 
@@ -22,6 +23,50 @@ InputError::InputError(Location where, std::string key, std::string message)
       where_(std::move(where)),
       key_(std::move(key)),
       message_(std::move(message)) {}
+
+namespace {
+
+// Length of the UTF-8 sequence starting at s[i] (0 when invalid).
+size_t Utf8Length(const std::string& s, size_t i) {
+  const unsigned char c = s[i];
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return 0;
+  return n;
+}
+
+}  // namespace
+
+bool IsPrintableUtf8(const std::string& text) {
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = Utf8Length(text, i);
+    if (n == 0 || (n == 1 && (static_cast<unsigned char>(text[i]) < 0x20 || text[i] == 0x7f)))
+      return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string Shown(const std::string& text, size_t max) {
+  std::string out;
+  size_t i = 0;
+  for (; i < text.size() && out.size() < max; ) {
+    const size_t n = Utf8Length(text, i);
+    const unsigned char c = text[i];
+    if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7f))) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", c);
+      out += buf;
+      ++i;
+    } else {
+      out.append(text, i, n);
+      i += n;
+    }
+  }
+  if (i < text.size()) out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
 
 static size_t EditDistance(const std::string& a, const std::string& b, bool case_sensitive) {
   auto same = [&](char x, char y) {

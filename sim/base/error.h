@@ -31,6 +31,14 @@ class InputError : public std::runtime_error {
   std::string message_;
 };
 
+// `text` as an error message may show it: on one line (control characters
+// and bytes that are not UTF-8 escaped as \xNN) and at most `max` bytes
+// long (longer text keeps its start and says how long it was).
+std::string Shown(const std::string& text, size_t max = 80);
+
+// Whether `text` is valid UTF-8 without control characters.
+bool IsPrintableUtf8(const std::string& text);
+
 // The closest of `candidates` to `word` by edit distance, or "" when none is
 // close enough to be a plausible typo. Case-insensitive unless
 // `case_sensitive` (units: "Gb" is bits, "GB" bytes).

@@ -1,6 +1,7 @@
 #include "sim/base/quantity_parse.h"
 
 #include <cctype>
+#include <cstdio>
 #include <cmath>
 #include <regex>
 #include <cstdlib>
@@ -69,6 +70,42 @@ const char* DimensionName(Dimension dim) {
   return "";
 }
 
+QuantityRange PhysicalRange(Dimension dim) {
+  switch (dim) {
+    // A byte up to a petabyte (the largest GPU or host memory is ~2 TB).
+    case Dimension::kBytes: return {1, 1e15};
+    // A nanosecond up to a day (link latencies are microseconds).
+    case Dimension::kSeconds: return {1e-9, 86400};
+    // 1 kbit/s up to 100 TB/s (NVLink 5 is 0.9 TB/s per direction).
+    case Dimension::kBytesPerSecond: return {125, 1e14};
+    // 1 GFLOP/s up to 100 PFLOP/s per GPU (B200 fp8 dense is 4.5 PFLOP/s).
+    case Dimension::kFlopsPerSecond: return {1e9, 1e17};
+    // A cent up to a million USD per hour.
+    case Dimension::kUsd: return {0.01, 1e6};
+    // Up to 1e16 (tokens: the largest published runs train on ~1.5e13).
+    case Dimension::kCount: return {1, 1e16};
+  }
+  return {0, 0};
+}
+
+std::string FormatQuantity(double value, Dimension dim) {
+  char buf[64];
+  if (dim == Dimension::kCount) {
+    std::snprintf(buf, sizeof buf, "%g", value);
+    return buf;
+  }
+  // The largest unit not above the value (the smallest unit below them all).
+  const std::string* unit = nullptr;
+  double scale = 0;
+  for (const auto& [name, factor] : Units(dim))
+    if (factor <= value * (1 + 1e-12) && factor > scale) unit = &name, scale = factor;
+  if (!unit)
+    for (const auto& [name, factor] : Units(dim))
+      if (!unit || factor < scale) unit = &name, scale = factor;
+  std::snprintf(buf, sizeof buf, "%g%s", value / scale, unit->c_str());
+  return buf;
+}
+
 std::vector<std::string> AcceptedUnits(Dimension dim) {
   std::vector<std::string> out;
   for (const auto& [name, _] : Units(dim))
@@ -93,7 +130,7 @@ ParsedQuantity ParseQuantity(const std::string& raw, Dimension dim) {
     end = const_cast<char*>(begin);
   }
   if (end == begin || !std::isfinite(number)) {
-    return {std::nullopt, "\"" + raw + "\" is not " + DimensionName(dim) +
+    return {std::nullopt, "\"" + Shown(raw) + "\" is not " + DimensionName(dim) +
                               " (expected a number with a unit, e.g. " + Example(dim) + ")"};
   }
   std::string unit(end);
@@ -101,12 +138,12 @@ ParsedQuantity ParseQuantity(const std::string& raw, Dimension dim) {
     if (dim == Dimension::kCount || number == 0) return {number, ""};
     std::string units;
     for (const auto& u : AcceptedUnits(dim)) units += (units.empty() ? "" : ", ") + u;
-    return {std::nullopt, "\"" + raw + "\": missing unit (" + DimensionName(dim) + " needs one of: " + units + ")"};
+    return {std::nullopt, "\"" + Shown(raw) + "\": missing unit (" + DimensionName(dim) + " needs one of: " + units + ")"};
   }
   for (const auto& [name, scale] : Units(dim))
     if (name == unit) return {number * scale, ""};
-  return {std::nullopt, "\"" + raw + "\": unknown unit \"" + unit + "\" for " + DimensionName(dim) +
-                            SuggestionSuffix(unit, AcceptedUnits(dim), /*case_sensitive=*/true)};
+  return {std::nullopt, "\"" + Shown(raw) + "\": unknown unit \"" + Shown(unit) + "\" for " + DimensionName(dim) +
+                            SuggestionSuffix(unit.substr(0, 64), AcceptedUnits(dim), /*case_sensitive=*/true)};
 }
 
 }  // namespace pf

@@ -19,6 +19,16 @@ struct ParsedQuantity {
 };
 ParsedQuantity ParseQuantity(const std::string& text, Dimension dim);
 
+// The values with physical sense for a dimension, beyond which an input is
+// a typo or an attack rather than hardware or a job: every quantity read
+// from a file is checked against them (0 is allowed where a key allows it).
+struct QuantityRange {
+  double min = 0, max = 0;  // SI units, inclusive
+};
+QuantityRange PhysicalRange(Dimension dim);
+// `value` in a readable unit of `dim` ("100TB/s", "1s", "1e+16").
+std::string FormatQuantity(double value, Dimension dim);
+
 // Units accepted for a dimension, for messages and the README.
 std::vector<std::string> AcceptedUnits(Dimension dim);
 const char* DimensionName(Dimension dim);

@@ -18,8 +18,10 @@ std::string DataDir() {
 static std::vector<std::string> Stems(const std::string& dir, const std::string& skip) {
   std::vector<std::string> out;
   std::error_code ec;
+  // Regular files only: a symbolic link could lead out of the data folder.
   for (const auto& e : fs::directory_iterator(DataDir() + "/" + dir, ec))
-    if (e.path().extension() == ".yaml" && e.path().stem() != skip)
+    if (e.is_regular_file(ec) && !e.is_symlink(ec) && e.path().extension() == ".yaml" &&
+        e.path().stem() != skip)
       out.push_back(e.path().stem().string());
   std::sort(out.begin(), out.end());
   return out;

@@ -1,5 +1,6 @@
 #include "sim/scenario/scenario_loader.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
 
@@ -12,18 +13,21 @@
 namespace pf {
 namespace {
 
-constexpr long long kMaxInt = std::numeric_limits<int>::max();
 // An inline mapping, or the name of a bundled catalog file parsed with
-// `parse` (errors inside it point at that file).
+// `parse` (errors inside it point at that file). A name resolves only to
+// one of `bundled()` (regular files listed in the data folder), so no name
+// can reach a file elsewhere.
 template <class Spec>
 Spec Resolve(const YamlView& v, const char* what, std::string (*path_of)(const std::string&),
              std::vector<std::string> (*bundled)(),
              Spec (*parse)(const YamlView&, const std::string&)) {
   if (v.IsMap()) return parse(v, std::string("inline ") + what);
-  std::string name = v.Str();
+  const std::string name = v.Name();
+  const std::vector<std::string> names = bundled();
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    v.Fail("unknown " + std::string(what) + " \"" + Shown(name) + "\"" +
+           SuggestionSuffix(name.substr(0, 64), names) + "; write a custom one inline as a mapping");
   const std::string path = path_of(name);
-  if (!std::filesystem::exists(path))
-    v.Fail("unknown " + std::string(what) + " \"" + name + "\"" + SuggestionSuffix(name, bundled()));
   auto src = std::make_shared<YamlSource>(YamlSource{path, {}});
   return parse(YamlView(LoadYamlFile(path), "", src), name);
 }
@@ -40,7 +44,7 @@ ClusterSpec ParseCluster(const YamlView& v) {
   v.ExpectKeys({"node", "nodes", "gpus_per_node"});
   ClusterSpec c;
   c.node = ResolveNode(v.Get("node"));
-  c.nodes = v.Get("nodes").Int(1, 1 << 20);
+  c.nodes = v.Get("nodes").Int(1, kMaxGpus);
   if (v.Has("gpus_per_node"))  // fewer GPUs of the same box, never more
     c.node.gpus_per_node = v.Get("gpus_per_node").Int(1, c.node.gpus_per_node);
   return c;
@@ -65,9 +69,12 @@ TrainingSpec ParseTraining(const YamlView& v) {
   TrainingSpec t;
   t.method = v.Get("method").Enum<Method>();
   t.precision = v.Get("precision").Enum<Precision>();
-  t.seq_len = v.Get("seq_len").Int(1, kMaxInt);
-  t.micro_batch = v.Get("micro_batch").Int(1, kMaxInt);
-  t.global_batch = v.Get("global_batch").Int(1, kMaxInt);
+  // Bounds with room beyond any published run: 4M-token sequences, 64K
+  // sequences per micro-batch, 16M per step (Llama 3 405B: 8K-128K tokens,
+  // 16M tokens per step).
+  t.seq_len = v.Get("seq_len").Int(1, 1 << 22);
+  t.micro_batch = v.Get("micro_batch").Int(1, 1 << 16);
+  t.global_batch = v.Get("global_batch").Int(1, 1 << 24);
   if (v.Has("recompute")) t.recompute = v.Get("recompute").Enum<Recompute>();
   if (v.Has("attention")) t.attention = v.Get("attention").Enum<Attention>();
   t.job_tokens = v.Get("tokens").Quantity(Dimension::kCount);
@@ -97,7 +104,7 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   root.ExpectKeys({"name", "description", "model", "cluster", "parallel", "training", "price"});
   Scenario s;
   s.file = path;
-  s.name = root.Has("name") ? root.Get("name").Str()
+  s.name = root.Has("name") ? root.Get("name").Name()
                             : std::filesystem::path(path).stem().string();
   s.model = ResolveModel(root.Get("model"));
   s.cluster = ParseCluster(root.Get("cluster"));

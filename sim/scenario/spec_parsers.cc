@@ -6,10 +6,9 @@
 
 namespace pf {
 namespace {
-constexpr long long kMaxInt = std::numeric_limits<int>::max();
 
 std::string NameOr(const YamlView& v, const std::string& fallback) {
-  return v.Has("name") ? v.Get("name").Str() : fallback;
+  return v.Has("name") ? v.Get("name").Name() : fallback;
 }
 }  // namespace
 
@@ -18,9 +17,12 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
                 "vocab", "tied_embeddings", "position", "max_seq", "norm", "bias"});
   ModelSpec m;
   m.name = NameOr(v, default_name);
-  m.layers = v.Get("layers").Int(1, kMaxInt);
-  m.hidden = v.Get("hidden").Int(1, kMaxInt);
-  m.heads = v.Get("heads").Int(1, kMaxInt);
+  // Bounds far beyond published models (Llama 3 405B: 126 layers, hidden
+  // 16384, 128 heads, FFN 53248, vocabulary 128256), so that products stay
+  // exact in 64 bits.
+  m.layers = v.Get("layers").Int(1, 1 << 14);
+  m.hidden = v.Get("hidden").Int(1, 1 << 20);
+  m.heads = v.Get("heads").Int(1, 1 << 16);
   m.kv_heads = v.Has("kv_heads") ? v.Get("kv_heads").Int(1, m.heads) : m.heads;
   if (m.hidden % m.heads != 0)
     v.Get("heads").Fail(std::to_string(m.heads) + " does not divide hidden (" +
@@ -28,12 +30,12 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
   if (m.heads % m.kv_heads != 0)
     v.Get("kv_heads").Fail(std::to_string(m.kv_heads) + " does not divide heads (" +
                            std::to_string(m.heads) + ")");
-  m.ffn = v.Get("ffn").Int(1, kMaxInt);
+  m.ffn = v.Get("ffn").Int(1, 1 << 22);
   m.ffn_kind = v.Get("ffn_kind").Enum<FfnKind>();
-  m.vocab = v.Get("vocab").Int(1, kMaxInt);
+  m.vocab = v.Get("vocab").Int(1, 1 << 24);
   m.tied_embeddings = v.Get("tied_embeddings").Bool();
   m.position = v.Get("position").Enum<Position>();
-  m.max_seq = v.Get("max_seq").Int(1, kMaxInt);
+  m.max_seq = v.Get("max_seq").Int(1, 1 << 24);
   m.layernorm = v.Get("norm").Choice({"rmsnorm", "layernorm"}) == "layernorm";
   m.bias = v.Has("bias") && v.Get("bias").Bool();
   return m;
@@ -73,13 +75,13 @@ NodeSpec ParseNode(const YamlView& v, const std::string& default_name) {
   NodeSpec n;
   n.name = NameOr(v, default_name);
   YamlView gpu = v.Get("gpu");
-  std::string gpu_name = gpu.Str();
+  std::string gpu_name = gpu.Name();
   const auto& catalog = GpuCatalog();
   auto it = catalog.find(gpu_name);
   if (it == catalog.end()) {
     std::vector<std::string> names;
     for (const auto& [k, _] : catalog) names.push_back(k);
-    gpu.Fail("unknown GPU \"" + gpu_name + "\"" + SuggestionSuffix(gpu_name, names));
+    gpu.Fail("unknown GPU \"" + Shown(gpu_name) + "\"" + SuggestionSuffix(gpu_name.substr(0, 64), names));
   }
   n.gpu = it->second;
   n.gpus_per_node = v.Get("gpus_per_node").Int(1, 1024);

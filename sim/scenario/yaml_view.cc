@@ -1,19 +1,35 @@
 #include "sim/scenario/yaml_view.h"
 
+#include <cerrno>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
 namespace pf {
 
+// Scenario and catalog files are hand-written and small; anything larger
+// is not one (and would only cost memory to parse).
+constexpr uintmax_t kMaxYamlBytes = 1 << 20;
+
 YAML::Node LoadYamlFile(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw InputError({Shown(path)}, "", "no such file");
+  if (fs::is_directory(st)) throw InputError({Shown(path)}, "", "is a directory, not a YAML file");
+  if (!fs::is_regular_file(st)) throw InputError({Shown(path)}, "", "is not a regular file");
+  const auto size = fs::file_size(path, ec);
+  if (ec || size > kMaxYamlBytes)
+    throw InputError({Shown(path)}, "", "is " + std::to_string(size) + " bytes; scenario and catalog files " +
+                                            "are at most " + std::to_string(kMaxYamlBytes) + " bytes");
   std::ifstream in(path);
-  if (!in) throw InputError({path}, "", "cannot read file");
+  if (!in) throw InputError({Shown(path)}, "", "cannot read file");
   try {
     return YAML::Load(in);
   } catch (const YAML::Exception& e) {
-    throw InputError({path, e.mark.line + 1, e.mark.column + 1}, "",
-                     "malformed YAML: " + e.msg);
+    throw InputError({Shown(path), e.mark.line + 1, e.mark.column + 1}, "",
+                     "malformed YAML: " + Shown(e.msg));
   }
 }
 
@@ -35,7 +51,7 @@ void YamlView::Fail(const std::string& message) const {
 }
 
 static std::string Quote(const YAML::Node& n) {
-  if (n.IsScalar()) return "\"" + n.Scalar() + "\"";
+  if (n.IsScalar()) return "\"" + Shown(n.Scalar()) + "\"";
   if (n.IsMap()) return "a mapping";
   if (n.IsSequence()) return "a list";
   return "nothing";
@@ -43,15 +59,20 @@ static std::string Quote(const YAML::Node& n) {
 
 void YamlView::ExpectKeys(const std::vector<std::string>& allowed) const {
   if (!node_.IsMap()) Fail("expected a mapping, got " + Quote(node_));
-  for (const auto& kv : node_) {
-    const std::string key = kv.first.as<std::string>();
+  for (const std::string& key : Keys()) {
     bool ok = false;
     for (const auto& a : allowed) ok |= (a == key);
     if (!ok) {
-      YamlView k(kv.first, path_.empty() ? key : path_ + "." + key, source_);
-      k.Fail("unknown key '" + key + "'" + SuggestionSuffix(key, allowed));
+      YamlView k(KeyNode(key), path_.empty() ? key : path_ + "." + key, source_);
+      k.Fail("unknown key '" + Shown(key) + "'" + SuggestionSuffix(key.substr(0, 64), allowed));
     }
   }
+}
+
+YAML::Node YamlView::KeyNode(const std::string& key) const {
+  for (const auto& kv : node_)
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) return kv.first;
+  return node_;
 }
 
 bool YamlView::Has(const std::string& key) const { return node_.IsMap() && node_[key]; }
@@ -79,9 +100,29 @@ YamlView YamlView::Find(const std::string& path) const {
 
 std::vector<std::string> YamlView::Keys() const {
   std::vector<std::string> out;
-  if (node_.IsMap())
-    for (const auto& kv : node_) out.push_back(kv.first.as<std::string>());
+  if (!node_.IsMap()) return out;
+  std::map<std::string, int> first_line;
+  for (const auto& kv : node_) {
+    if (!kv.first.IsScalar())
+      YamlView(kv.first, path_, source_).Fail("a key must be a plain name, got " + Quote(kv.first));
+    const std::string key = kv.first.Scalar();
+    const std::string child = path_.empty() ? key : path_ + "." + key;
+    if (auto it = first_line.find(key); it != first_line.end())
+      YamlView(kv.first, child, source_)
+          .Fail("duplicate key '" + Shown(key) + "' (first given on line " + std::to_string(it->second) + ")");
+    first_line[key] = kv.first.Mark().line + 1;
+    out.push_back(key);
+  }
   return out;
+}
+
+std::string YamlView::Name(size_t max_bytes) const {
+  const std::string s = Str();
+  if (s.empty()) Fail("must not be empty");
+  if (!IsPrintableUtf8(s)) Fail("\"" + Shown(s) + "\" is not printable UTF-8 text");
+  if (s.size() > max_bytes)
+    Fail("\"" + Shown(s) + "\" is longer than " + std::to_string(max_bytes) + " bytes");
+  return s;
 }
 
 std::string YamlView::Str() const {
@@ -93,7 +134,7 @@ bool YamlView::Bool() const {
   std::string s = Str();
   if (s == "true" || s == "yes") return true;
   if (s == "false" || s == "no") return false;
-  Fail("\"" + s + "\" is not a boolean (accepted: true, false)");
+  Fail("\"" + Shown(s) + "\" is not a boolean (accepted: true, false)");
 }
 
 double YamlView::Number() const {
@@ -101,20 +142,22 @@ double YamlView::Number() const {
   char* end = nullptr;
   double v = std::strtod(s.c_str(), &end);
   if (s.empty() || *end != '\0' || !std::isfinite(v) || s.find_first_of("xX") != std::string::npos)
-    Fail("\"" + s + "\" is not a number");
+    Fail("\"" + Shown(s) + "\" is not a number");
   return v;
 }
 
 long long YamlView::Int(long long min, long long max) const {
   std::string s = Str();
   char* end = nullptr;
+  errno = 0;
   long long v = std::strtoll(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0') Fail("\"" + s + "\" is not an integer");
-  if (v < min || v > max) {
+  if (s.empty() || *end != '\0' || s.find('\0') != std::string::npos)
+    Fail("\"" + Shown(s) + "\" is not an integer");
+  if (errno == ERANGE || v < min || v > max) {
     std::string range = max == std::numeric_limits<long long>::max()
                             ? "at least " + std::to_string(min)
                             : "between " + std::to_string(min) + " and " + std::to_string(max);
-    Fail(std::to_string(v) + " is out of range (must be " + range + ")");
+    Fail(Shown(s) + " is out of range (must be " + range + ")");
   }
   return v;
 }
@@ -123,7 +166,7 @@ std::string YamlView::Choice(const std::vector<std::string>& accepted) const {
   std::string s = Str();
   for (const auto& a : accepted)
     if (a == s) return s;
-  Fail("\"" + s + "\" is not accepted" + SuggestionSuffix(s, accepted));
+  Fail("\"" + Shown(s) + "\" is not accepted" + SuggestionSuffix(s.substr(0, 64), accepted));
 }
 
 double YamlView::Quantity(Dimension dim, bool allow_zero) const {
@@ -131,7 +174,11 @@ double YamlView::Quantity(Dimension dim, bool allow_zero) const {
   ParsedQuantity q = ParseQuantity(s, dim);
   if (!q.value) Fail(q.error);
   if (*q.value < 0 || (*q.value == 0 && !allow_zero))
-    Fail("\"" + s + "\" must be greater than zero");
+    Fail("\"" + Shown(s) + "\" must be greater than zero");
+  const QuantityRange r = PhysicalRange(dim);
+  if (*q.value != 0 && (*q.value < r.min || *q.value > r.max))
+    Fail("\"" + Shown(s) + "\" is outside what hardware or a job can be (" + DimensionName(dim) +
+         " between " + FormatQuantity(r.min, dim) + " and " + FormatQuantity(r.max, dim) + ")");
   return *q.value;
 }
 

@@ -24,7 +24,8 @@ struct YamlSource {
   std::map<std::string, std::string> overrides;
 };
 
-// Parses `path` (throws InputError on unreadable or malformed YAML).
+// Parses `path`: a regular file of at most 1 MiB (throws InputError on a
+// missing, unreadable, oversized or malformed file, or a directory).
 YAML::Node LoadYamlFile(const std::string& path);
 
 class YamlView {
@@ -62,12 +63,18 @@ class YamlView {
   BytesPerSecond AsBandwidth() const { return BytesPerSecond(Quantity(Dimension::kBytesPerSecond)); }
   FlopsPerSecond AsFlopsRate() const { return FlopsPerSecond(Quantity(Dimension::kFlopsPerSecond)); }
   Usd AsUsd() const { return Usd(Quantity(Dimension::kUsd)); }
+  // The keys of a mapping, in order. Fails on a key that is not a plain
+  // scalar and on a key given twice (naming the line of the first).
   std::vector<std::string> Keys() const;
+  // Text for a name: non-empty printable UTF-8 of at most `max_bytes`.
+  std::string Name(size_t max_bytes = 200) const;
   // The node at key path `path` below this one ("parallel.tp"), or the
   // deepest part of it that exists: where a problem with that key is shown.
   YamlView Find(const std::string& path) const;
 
  private:
+  YAML::Node KeyNode(const std::string& key) const;  // for pointing at a key
+
   YAML::Node node_;
   std::string path_;
   std::shared_ptr<const YamlSource> source_;

@@ -100,7 +100,9 @@ struct TrainingSpec {
   double job_tokens = 0;  // tokens the whole job trains on (YAML: tokens)
   int lora_rank = 16;
   // Sequences per micro-batch x micro-batches per step x dp = global_batch.
-  int micro_batches_per_step(int dp) const { return global_batch / (micro_batch * dp); }
+  int micro_batches_per_step(int dp) const {
+    return static_cast<int>(global_batch / (static_cast<long long>(micro_batch) * dp));
+  }
   // Tokens one micro-batch carries through one pipeline (micro_batch x seq_len).
   double tokens_per_micro_batch() const { return double(micro_batch) * seq_len; }
   // Tokens one optimizer step trains on (global_batch x seq_len).

@@ -1,11 +1,21 @@
 #include "sim/spec/validate.h"
 
+#include <initializer_list>
+
 #include "sim/spec/names.h"
 
 namespace pf {
 namespace {
 
 std::string Str(long long x) { return std::to_string(x); }
+
+// Products of counts in 64 bits: each factor is below 2^25 (the loader's
+// bounds), so none of these can wrap.
+long long Product(std::initializer_list<long long> factors) {
+  long long p = 1;
+  for (long long f : factors) p *= f;
+  return p;
+}
 
 // Each check returns the problem it finds; Validate runs them in order.
 using Check = std::optional<SpecError>;
@@ -35,24 +45,25 @@ Check ModelSplit(const Scenario& s) {
   if (p.vp > 1 && p.pp == 1)
     return SpecError{"parallel.vp",
                      Str(p.vp) + " model chunks need pipeline parallelism (pp = 1)"};
-  if (m.layers % (p.pp * p.vp) != 0)
+  if (m.layers % Product({p.pp, p.vp}) != 0)
     return SpecError{"parallel.vp", "pp x vp = " + Str(p.pp) + " x " + Str(p.vp) + " = " +
-                                        Str(p.pp * p.vp) + " does not divide the layers (" +
+                                        Str(Product({p.pp, p.vp})) + " does not divide the layers (" +
                                         Str(m.layers) + ")"};
   return {};
 }
 
 Check GpuCount(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
-  const int gpus = s.cluster.gpus();
+  const long long gpus = s.cluster.gpus();
+  const long long tp_pp = Product({p.tp, p.pp});
   if (p.dp_auto) {
-    if (gpus % (p.tp * p.pp) != 0)
-      return SpecError{"parallel", "tp x pp = " + Str(p.tp * p.pp) + " does not divide the " +
+    if (gpus % tp_pp != 0)
+      return SpecError{"parallel", "tp x pp = " + Str(tp_pp) + " does not divide the " +
                                        Str(gpus) + " GPUs"};
-  } else if (p.tp * p.pp * p.dp != gpus) {
+  } else if (Product({p.tp, p.pp, p.dp}) != gpus) {
     return SpecError{"parallel.dp",
                      "tp x pp x dp = " + Str(p.tp) + " x " + Str(p.pp) + " x " + Str(p.dp) +
-                         " = " + Str(p.tp * p.pp * p.dp) + ", but the cluster has " + Str(gpus) +
+                         " = " + Str(Product({p.tp, p.pp, p.dp})) + ", but the cluster has " + Str(gpus) +
                          " GPUs (" + Str(s.cluster.nodes) + " nodes x " +
                          Str(s.cluster.node.gpus_per_node) + ")"};
   }
@@ -75,10 +86,11 @@ Check Sharding(const ParallelSpec& p) {
 Check Batch(const Scenario& s, int dp) {
   const ParallelSpec& p = s.parallel;
   const TrainingSpec& t = s.training;
-  if (t.global_batch % (t.micro_batch * dp) != 0)
+  const long long per_step = Product({t.micro_batch, dp});
+  if (t.global_batch % per_step != 0)
     return SpecError{"training.global_batch",
                      Str(t.global_batch) + " is not a multiple of micro_batch x dp = " +
-                         Str(t.micro_batch) + " x " + Str(dp) + " = " + Str(t.micro_batch * dp)};
+                         Str(t.micro_batch) + " x " + Str(dp) + " = " + Str(per_step)};
   if (p.vp > 1 && t.micro_batches_per_step(dp) % p.pp != 0)
     return SpecError{"parallel.vp", "the interleaved schedule needs micro-batches per step (" +
                                         Str(t.micro_batches_per_step(dp)) +
@@ -94,6 +106,9 @@ Check Hardware(const Scenario& s) {
                                              " exceeds the model's learned position table (" +
                                              Str(m.max_seq) + ")"};
   const GpuSpec& g = s.cluster.node.gpu;
+  if (t.method != Method::kFull && t.lora_rank > m.hidden)
+    return SpecError{"training.lora_rank", Str(t.lora_rank) + " exceeds the model's hidden size (" +
+                                               Str(m.hidden) + ")"};
   if (PeakFlops(g, t.precision).value() <= 0)
     return SpecError{"training.precision", "\"" + std::string(ToString(t.precision)) +
                                                "\" has no tensor-core rate on " + g.name +
@@ -115,15 +130,15 @@ std::optional<SpecError> Validate(const Scenario& s) {
   if (auto e = ModelSplit(s)) return e;
   if (auto e = GpuCount(s)) return e;
   if (auto e = Sharding(p)) return e;
-  const int dp = p.dp_auto ? s.cluster.gpus() / (p.tp * p.pp) : p.dp;
+  const int dp = p.dp_auto ? static_cast<int>(s.cluster.gpus() / Product({p.tp, p.pp})) : p.dp;
   if (auto e = Batch(s, dp)) return e;
   return Hardware(s);
 }
 
 void ResolveDataParallel(Scenario& s) {
   ParallelSpec& p = s.parallel;
-  const int gpus = s.cluster.gpus();
-  if (p.dp_auto && p.tp * p.pp > 0 && gpus % (p.tp * p.pp) == 0) p.dp = gpus / (p.tp * p.pp);
+  const long long gpus = s.cluster.gpus(), tp_pp = Product({p.tp, p.pp});
+  if (p.dp_auto && tp_pp > 0 && gpus % tp_pp == 0) p.dp = static_cast<int>(gpus / tp_pp);
 }
 
 }  // namespace pf

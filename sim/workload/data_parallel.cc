@@ -98,7 +98,17 @@ void DataParallelEmitter::BeforeSegment(int task, bool forward, int micro_batch,
 }
 
 void DataParallelEmitter::AfterSegment(int last, bool forward, int chunk, int micro_batch, int j) {
-  if (!forward && !scatter_[chunk][micro_batch].empty()) g_.Dep(scatter_[chunk][micro_batch][j], last);
+  if (forward || scatter_[chunk][micro_batch].empty()) return;
+  const int bucket = scatter_[chunk][micro_batch][j];
+  g_.Dep(bucket, last);
+  // NCCL runs the collectives of one communicator in the order they are
+  // issued, on one stream: each gradient bucket starts after the one issued
+  // before it (in the order the backward completes them, which every DP
+  // rank shares). ZeRO-3's reduce-scatters are chained when emitted.
+  if (!zero3_ && issued_.insert(bucket).second) {
+    g_.Dep(bucket, last_bucket_);
+    last_bucket_ = bucket;
+  }
 }
 
 int DataParallelEmitter::Optimizer(int gpu, int last) {

@@ -8,6 +8,7 @@
 // and calls the hooks below as it emits them.
 #pragma once
 
+#include <unordered_set>
 #include <vector>
 
 #include "sim/spec/spec.h"
@@ -60,6 +61,8 @@ class DataParallelEmitter {
   std::vector<std::vector<int>> gather_f_, gather_b_;  // ZeRO-3: [micro-batch][layer]
   std::vector<int> gather_chain_;  // ZeRO-3 gathers in the order compute uses them
   int late_reduce_ = kNoTask;      // reduction after the pipeline flush
+  std::unordered_set<int> issued_;  // buckets already on the stream
+  int last_bucket_ = kNoTask;       // the last bucket issued on the stream
 };
 
 }  // namespace pf
