@@ -123,6 +123,10 @@ struct Scenario {
   TrainingSpec training;
   PriceSpec price;
   Calibration calibration;  // fitted constants (calibration.h); not from YAML
+  // Largest task graph BuildWorkload builds (sim/workload/size_estimate.h):
+  // about 1.5 GB and a minute on a 2-core machine. Not from YAML; the
+  // command line's --max-tasks sets it.
+  double max_tasks = 3e6;
 };
 
 // Dense tensor peak of `g` for the training precision (0 when the GPU has

@@ -8,15 +8,6 @@
 #include "sim/workload/rank_layout.h"
 
 namespace pf {
-namespace {
-
-// PyTorch DDP's default gradient bucket (bucket_cap_mb = 25).
-constexpr Bytes kBucketBytes(25e6);
-// Gradients and gathered parameters travel in bf16/fp16.
-constexpr double kCommBytesPerParam = 2;
-
-}  // namespace
-
 DataParallelEmitter::DataParallelEmitter(TaskGraph& g, const Scenario& s, int stage,
                                          const std::vector<StageCost>& chunks, int micro_batches)
     : g_(g), s_(s), p_(s.parallel), chunks_(chunks), micro_batches_(micro_batches),

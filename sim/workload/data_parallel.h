@@ -17,6 +17,11 @@
 
 namespace pf {
 
+// PyTorch DDP's default gradient bucket (bucket_cap_mb = 25).
+constexpr Bytes kBucketBytes(25e6);
+// Gradients and gathered parameters travel in bf16/fp16.
+constexpr double kCommBytesPerParam = 2;
+
 class DataParallelEmitter {
  public:
   // Emits the stage's shared collectives. `chunks` are the stage's model

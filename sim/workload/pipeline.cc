@@ -1,14 +1,10 @@
 #include "sim/workload/pipeline.h"
 
 #include "sim/model/model_math.h"
+#include "sim/workload/data_parallel.h"
 #include "sim/workload/rank_layout.h"
 
 namespace pf {
-namespace {
-// Gradients travel in bf16/fp16.
-constexpr double kGradBytesPerParam = 2;
-}  // namespace
-
 void EmitPipelineSends(TaskGraph& g, const Scenario& s, int micro_batches, Bytes hidden,
                        const PipelineLinks& links) {
   const ParallelSpec& p = s.parallel;
@@ -29,7 +25,7 @@ void EmitPipelineSends(TaskGraph& g, const Scenario& s, int micro_batches, Bytes
 void EmitTiedEmbeddingSync(TaskGraph& g, const Scenario& s, const PipelineLinks& links) {
   const ParallelSpec& p = s.parallel;
   if (!TiedEmbeddingCopies(s.model, p) || s.training.method != Method::kFull) return;
-  const Bytes bytes(double(s.model.vocab) * s.model.hidden / p.tp * kGradBytesPerParam);
+  const Bytes bytes(double(s.model.vocab) * s.model.hidden / p.tp * kCommBytesPerParam);
   const int last = p.pp - 1;
   for (int d = 0; d < p.dp; ++d) {
     int x = g.Collective("embedding_grad_sync", preflight::DP_COMM, preflight::ALL_REDUCE,

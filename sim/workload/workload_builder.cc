@@ -1,6 +1,10 @@
 #include "sim/workload/workload_builder.h"
 
+#include <fmt/format.h>
+
+#include "sim/base/error.h"
 #include "sim/model/model_math.h"
+#include "sim/workload/size_estimate.h"
 #include "sim/workload/pipeline.h"
 #include "sim/workload/rank_layout.h"
 #include "sim/workload/stage_emitter.h"
@@ -9,6 +13,12 @@
 namespace pf {
 
 preflight::Workload BuildWorkload(const Scenario& s) {
+  const SimulationSize size = EstimateSimulationSize(s);
+  if (size.tasks > s.max_tasks)
+    throw InputError({s.file}, "", fmt::format(
+        "one step would be about {:.3g} tasks (about {:.1f} GB and {:.0f} s to simulate), over the "
+        "budget of {:.3g} tasks (--max-tasks): {}", size.tasks, size.memory_bytes / 1e9,
+        size.seconds, s.max_tasks, size.driver));
   const ParallelSpec& p = s.parallel;
   const TrainingSpec& t = s.training;
   const int micro_batches = t.micro_batches_per_step(p.dp);

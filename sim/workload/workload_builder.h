@@ -13,7 +13,9 @@
 
 namespace pf {
 
-// REQUIRES: Validate(s) found no problem (sim/spec/validate.h).
+// REQUIRES: Validate(s) found no problem (sim/spec/validate.h). Throws
+// InputError, naming what to reduce, when the graph would exceed
+// s.max_tasks tasks (EstimateSimulationSize).
 preflight::Workload BuildWorkload(const Scenario& s);
 
 }  // namespace pf
