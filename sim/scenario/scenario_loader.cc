@@ -106,6 +106,7 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   s.file = path;
   s.name = root.Has("name") ? root.Get("name").Name()
                             : std::filesystem::path(path).stem().string();
+  if (root.Has("description")) root.Get("description").Name(4096);  // text, checked, not used
   s.model = ResolveModel(root.Get("model"));
   s.cluster = ParseCluster(root.Get("cluster"));
   s.parallel = ParseParallel(root.Get("parallel"));
