@@ -1,6 +1,8 @@
 #include "sim/accounting/accounting.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <unordered_map>
 
 namespace pf {
@@ -44,14 +46,17 @@ void ChargeWait(Breakdown& b, const preflight::Task& c, double c_start, double f
 }
 
 // One worker's compute tasks in time order: each task's own time, and the
-// gap before it charged to the dependency that ended last.
+// gap before it charged to the dependency that ended last. Tasks that
+// overlap on the GPU (a hand-made workload can start two at once) count
+// once: a task is charged only for its time after the work before it
+// ended, so the parts add up to the GPU's busy time.
 double AccountTasks(const preflight::Workload& w, const TaskTimes& t, std::vector<int>& tasks,
                     bool pipelined, Breakdown& b) {
   std::sort(tasks.begin(), tasks.end(), [&](int x, int y) { return t.start_s[x] < t.start_s[y]; });
   double prev_end = 0;
   for (int i : tasks) {
     const preflight::Task& task = w.tasks(i);
-    Slot(b, task.category()) += Seconds(t.end_s[i] - t.start_s[i]);
+    Slot(b, task.category()) += Seconds(std::max(0.0, t.end_s[i] - std::max(t.start_s[i], prev_end)));
     double gap = t.start_s[i] - prev_end;
     if (gap > 0) {
       int critical = -1;
@@ -100,6 +105,15 @@ void Add(Breakdown& total, const Breakdown& b) {
 
 Breakdown AccountTime(const preflight::Workload& w, const TaskTimes& t, bool pipelined) {
   const int n = w.tasks_size();
+  if (t.start_s.size() != size_t(n) || t.end_s.size() != size_t(n))
+    throw std::invalid_argument("accounting: " + std::to_string(t.start_s.size()) + " start and " +
+                                std::to_string(t.end_s.size()) + " end times for " + std::to_string(n) +
+                                " tasks");
+  for (int i = 0; i < n; ++i)
+    for (uint32_t d : w.tasks(i).deps())
+      if (d >= uint32_t(i))
+        throw std::invalid_argument("accounting: task " + std::to_string(i) + " depends on a later task " +
+                                    std::to_string(d));
   std::unordered_map<uint32_t, std::vector<int>> by_gpu;
   for (uint32_t g : w.workers()) by_gpu[g];
   std::unordered_map<uint32_t, std::vector<int>> comm_by_gpu;

@@ -1,6 +1,7 @@
 #include "sim/engine/runner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -17,6 +18,23 @@ namespace sg = simgrid::s4u;
 
 namespace {
 
+// SimGrid 3.32 keeps the activities (kernels, flows) it runs in one list
+// and removes each finished one by a linear scan, so a completion costs
+// time in proportion to the activities then in flight (10-100 ns each). A
+// run stops with std::invalid_argument when the sum of those counts over
+// its completions passes max(kMinOverlapBudget, kOverlapPerGpu x GPUs x the
+// workload's activities), capped at kMaxOverlapBudget (~6 minutes at the
+// slowest rate measured). Measured sums: gpt3_175b_1024xA100 1.2e8 (2 s),
+// megatron_529p6b_2520xA100 8.6e8 (13 s), 1,024 GPUs in DP with
+// overlapped gradient buckets 8.1e8 of 2.5e9 (33 s), 16,384 GPUs in DP
+// 1.1e9 (133 s); 20,000 kernels started one after another while the
+// earlier ones still run, on 8 GPUs, 4e8 (35 s).
+constexpr double kMinOverlapBudget = 1e8;
+constexpr double kOverlapPerGpu = 32;
+constexpr double kMaxOverlapBudget = 4e9;
+// The largest flow a run accepts (SimGrid payloads are 64-bit counts).
+constexpr double kMaxFlowBytes = 1e18;
+
 // Starts each task when its last dependency ends (activities are created
 // lazily: a pre-built SimGrid DAG slows down quadratically, see
 // shared/SIMGRID_NOTES.md) and records its start and end.
@@ -26,14 +44,20 @@ class Runner {
       : s_(s), w_(w), p_(p), n_(w.tasks_size()), waiting_(n_), pending_(n_, 0), succ_(n_) {
     times_.start_s.assign(n_, -1);
     times_.end_s.assign(n_, -1);
-    for (int i = 0; i < n_; ++i)
+    for (int i = 0; i < n_; ++i) {
       for (uint32_t d : w.tasks(i).deps()) {
-        if (static_cast<int>(d) >= i)
+        if (d >= static_cast<uint32_t>(i))
           throw std::invalid_argument("workload task " + std::to_string(i) +
                                       " depends on a later task " + std::to_string(d));
         succ_[d].push_back(i);
         ++waiting_[i];
       }
+      CheckTask(i);
+    }
+    double activities = 0;
+    for (const preflight::Task& t : w.tasks()) activities += Activities(t);
+    const double scaled = kOverlapPerGpu * double(p.gpus.size()) * activities;
+    overlap_budget_ = std::min(kMaxOverlapBudget, std::max(kMinOverlapBudget, scaled));
     // Lanes of TP ranks share no link when every GPU has its own NVLink
     // port and its own NIC rail; then simulating lane 0 is exact and the
     // others are skipped. Otherwise every lane is simulated.
@@ -45,9 +69,17 @@ class Runner {
 
   TaskTimes Run() {
     sg::Activity::on_completion_cb([this](sg::Activity const& a) { OnDone(a); });
+    std::vector<int> roots;
     for (int i = 0; i < n_; ++i)
-      if (waiting_[i] == 0) Start(i);
-    sg::Engine::get_instance()->run();
+      if (waiting_[i] == 0) roots.push_back(i);
+    try {
+      for (int i : roots)
+        if (!Start(i)) Finish(i);
+      sg::Engine::get_instance()->run();
+    } catch (...) {
+      KeepActivities();
+      throw;
+    }
     for (int i = 0; i < n_; ++i)
       if (times_.end_s[i] < 0)
         throw std::logic_error("task " + std::to_string(i) + " (" + w_.tasks(i).name() +
@@ -56,11 +88,97 @@ class Runner {
   }
 
  private:
-  sg::Host* Gpu(uint32_t g) const {
+  sg::Host* Gpu(uint64_t g) const {
     if (g >= p_.gpus.size())
       throw std::invalid_argument("workload names GPU " + std::to_string(g) + " but the cluster has " +
                                   std::to_string(p_.gpus.size()));
     return p_.gpus[g];
+  }
+
+  // Throws std::invalid_argument when task `i` names a GPU the cluster
+  // lacks or a size or duration SimGrid cannot take, before any of it runs.
+  void CheckTask(int i) const {
+    const preflight::Task& t = w_.tasks(i);
+    auto bad = [&](const std::string& what) {
+      throw std::invalid_argument("workload task " + std::to_string(i) + ": " + what);
+    };
+    auto finite = [&](double x, const char* what) {
+      if (!std::isfinite(x) || x < 0)
+        bad(std::string(what) + " " + std::to_string(x) + " is not finite and >= 0");
+    };
+    if (t.has_compute()) {
+      Gpu(t.compute().gpu());
+      finite(t.compute().duration_s(), "duration_s");
+      finite(t.compute().duration_s() * p_.gpu_speed_flops, "duration_s x GPU speed");
+    } else if (t.has_collective()) {
+      const auto& c = t.collective();
+      finite(c.size_bytes(), "size_bytes");
+      if (!preflight::CollectiveKind_IsValid(c.kind()))
+        bad("unknown collective kind " + std::to_string(c.kind()));
+      const uint64_t lanes = CheckLanes(i, c.lanes(), c.lane_stride(), c.gpus_size());
+      for (uint32_t g : c.gpus()) Gpu(g + (lanes - 1) * c.lane_stride());
+      // A ring flow carries at most twice the buffer (all-reduce).
+      const double most = 2 * c.size_bytes() * MessageSizePenalty(Bytes(c.size_bytes()), c.gpus_size()) *
+                          std::max<uint32_t>(1, c.count());
+      if (!(most <= kMaxFlowBytes)) bad("flows of up to " + std::to_string(most) + " bytes");
+    } else if (t.has_transfer()) {
+      const auto& x = t.transfer();
+      finite(x.size_bytes(), "size_bytes");
+      if (!(x.size_bytes() * MessageSizePenalty(Bytes(x.size_bytes()), 1) <= kMaxFlowBytes))
+        bad("a flow of " + std::to_string(x.size_bytes()) + " bytes");
+      const uint64_t lanes = CheckLanes(i, x.lanes(), x.lane_stride(), 2);
+      Gpu(x.src_gpu() + (lanes - 1) * x.lane_stride());
+      Gpu(x.dst_gpu() + (lanes - 1) * x.lane_stride());
+    } else if (t.has_io()) {
+      Gpu(t.io().gpu());
+      finite(t.io().size_bytes(), "size_bytes");
+      if (!(t.io().size_bytes() <= kMaxFlowBytes))
+        bad("a flow of " + std::to_string(t.io().size_bytes()) + " bytes");
+    }
+  }
+
+  // The lanes task i runs (0 counts as 1); throws std::invalid_argument
+  // unless they are apart (a stride) and fit the cluster's GPUs.
+  uint64_t CheckLanes(int i, uint32_t lanes, uint32_t stride, uint64_t width) const {
+    const uint64_t n = std::max<uint32_t>(1, lanes);
+    if ((n > 1 && stride == 0) || n * width > p_.gpus.size())
+      throw std::invalid_argument("workload task " + std::to_string(i) + ": " + std::to_string(lanes) +
+                                  " lanes of stride " + std::to_string(stride) + " do not fit the " +
+                                  std::to_string(p_.gpus.size()) + " GPUs");
+    return n;
+  }
+
+  // A run stopped by an exception leaves activities in flight, which
+  // SimGrid frees at process exit after its models are gone (a crash in
+  // the in-process mode): our references to them are kept for good, so
+  // that they are never freed (reachable from a static: no leak report).
+  void KeepActivities() {
+    static auto* kept = new std::vector<sg::ActivityPtr>();
+    kept->insert(kept->end(), graveyard_.begin(), graveyard_.end());
+    for (auto& [_, owned] : owner_) kept->push_back(owned.ref);
+    for (auto& e : shadow_)
+      if (e) kept->push_back(e);
+  }
+
+  // At most how many activities task `t` starts: one kernel or copy, a
+  // flow per lane, up to two ring flows per GPU per lane.
+  static double Activities(const preflight::Task& t) {
+    if (t.has_transfer()) return std::max<uint32_t>(1, t.transfer().lanes());
+    if (!t.has_collective()) return 1;
+    const auto& c = t.collective();
+    return c.gpus_size() > 1 ? 2.0 * c.gpus_size() * std::max<uint32_t>(1, c.lanes()) : 0;
+  }
+
+  // Adds the activities in flight at a completion to the run's cost and
+  // throws std::invalid_argument once it passes the budget.
+  void ChargeCompletion() {
+    overlap_work_ += double(owner_.size());
+    if (overlap_work_ <= overlap_budget_) return;
+    throw std::invalid_argument(
+        "workload keeps too many kernels and flows in flight at once (" + std::to_string(owner_.size()) +
+        " at " + std::to_string(sg::Engine::get_clock()) +
+        " s simulated; SimGrid slows down with the square of that): add dependencies between tasks or "
+        "merge them");
   }
 
   void Track(int task, sg::ActivityPtr a) {
@@ -68,12 +186,15 @@ class Runner {
     owner_[a.get()] = {task, a};
   }
 
-  void Send(int task, uint32_t src, uint32_t dst, Bytes bytes) {
+  void Send(int task, uint64_t src, uint64_t dst, Bytes bytes) {
     if (src == dst) return;
     Send(task, Gpu(src), Gpu(dst), bytes);
   }
   void Send(int task, sg::Host* src, sg::Host* dst, Bytes bytes) {
     if (bytes.value() <= 0) return;
+    if (!(bytes.value() <= kMaxFlowBytes))
+      throw std::invalid_argument("workload task " + std::to_string(task) + " sends " +
+                                  std::to_string(bytes.value()) + " bytes in one flow");
     sg::CommPtr c = sg::Comm::sendto_init(src, dst);
     c->set_payload_size(static_cast<uint64_t>(bytes.value()));
     Track(task, c);
@@ -81,14 +202,16 @@ class Runner {
     c->start();
   }
 
-  void Start(int i) {
+  // Starts task i's activities; false when it has nothing to simulate (e.g.
+  // a group of one), and then the caller finishes it at once.
+  bool Start(int i) {
     const preflight::Task& t = w_.tasks(i);
     times_.start_s[i] = sg::Engine::get_clock();
     if (t.has_compute()) StartCompute(i, t.compute());
     else if (t.has_collective()) StartCollective(i, t);
     else if (t.has_io()) StartIo(i, t.io());
     else if (t.has_transfer()) StartTransfer(i, t.transfer());
-    if (pending_[i] == 0) Finish(i);  // nothing to simulate (e.g. a group of one)
+    return pending_[i] > 0;
   }
 
   void StartCompute(int i, const preflight::Compute& c) {
@@ -106,11 +229,11 @@ class Runner {
     std::vector<int> group(c.gpus().begin(), c.gpus().end());
     const auto kind = static_cast<CollectiveKind>(c.kind());
     const double penalty = MessageSizePenalty(Bytes(c.size_bytes()), c.gpus_size());
-    const int count = std::max<uint32_t>(1, c.count());
+    const double count = std::max<uint32_t>(1, c.count());
     const int lanes = all_lanes_ ? std::max<uint32_t>(1, c.lanes()) : 1;
-    for (int l = 0; l < lanes; ++l) {
+    for (int l = 0; l < lanes; ++l) {  // every lane's GPUs exist (CheckTask)
       std::vector<int> lane = group;
-      for (int& g : lane) g += l * c.lane_stride();
+      for (int& g : lane) g += l * static_cast<int>(c.lane_stride());
       for (const Flow& f : RingFlows(kind, lane, s_.cluster.node.gpus_per_node, Bytes(c.size_bytes())))
         Send(i, f.src, f.dst, f.bytes * penalty * count);
     }
@@ -118,14 +241,15 @@ class Runner {
   }
 
   void StartIo(int i, const preflight::Io& x) {
-    sg::Host* cpu = p_.cpus[x.gpu() / s_.cluster.node.gpus_per_node];
+    Gpu(x.gpu());
+    sg::Host* cpu = p_.cpus.at(x.gpu() / s_.cluster.node.gpus_per_node);
     if (x.direction() == preflight::Io::HOST_TO_DEVICE) Send(i, cpu, Gpu(x.gpu()), Bytes(x.size_bytes()));
     else Send(i, Gpu(x.gpu()), cpu, Bytes(x.size_bytes()));
   }
 
   void StartTransfer(int i, const preflight::Transfer& x) {
     const int lanes = all_lanes_ ? std::max<uint32_t>(1, x.lanes()) : 1;
-    for (int l = 0; l < lanes; ++l)
+    for (uint64_t l = 0; l < uint64_t(lanes); ++l)
       Send(i, x.src_gpu() + l * x.lane_stride(), x.dst_gpu() + l * x.lane_stride(),
            Bytes(x.size_bytes()) * MessageSizePenalty(Bytes(x.size_bytes()), 1));
   }
@@ -152,7 +276,27 @@ class Runner {
     shadow_gpus_[task] = gpus;
   }
 
+  // Task i has ended: records it and starts each successor whose last
+  // dependency it was. Successors with nothing to simulate end at once and
+  // release theirs in turn, depth first in successor order, on an explicit
+  // stack (a chain of such tasks is as long as the workload).
   void Finish(int i) {
+    End(i);
+    std::vector<std::pair<int, size_t>> stack{{i, 0}};  // task, next successor
+    while (!stack.empty()) {
+      auto& [task, next] = stack.back();
+      if (next == succ_[task].size()) {
+        stack.pop_back();
+        continue;
+      }
+      const int j = succ_[task][next++];
+      if (--waiting_[j] != 0 || Start(j)) continue;
+      End(j);
+      stack.push_back({j, 0});
+    }
+  }
+
+  void End(int i) {
     if (auto it = shadow_gpus_.find(i); it != shadow_gpus_.end()) {
       for (int g : it->second)
         if (--active_dp_[g] == 0) shadow_[g]->suspend();
@@ -160,8 +304,6 @@ class Runner {
     }
     times_.end_s[i] = sg::Engine::get_clock();
     times_.makespan_s = std::max(times_.makespan_s, times_.end_s[i]);
-    for (int j : succ_[i])
-      if (--waiting_[j] == 0) Start(j);
   }
 
   void OnDone(sg::Activity const& a) {
@@ -170,6 +312,7 @@ class Runner {
     graveyard_.clear();
     auto it = owner_.find(const_cast<sg::Activity*>(&a));
     if (it == owner_.end()) return;
+    ChargeCompletion();
     int task = it->second.task;
     graveyard_.push_back(std::move(it->second.ref));
     owner_.erase(it);
@@ -192,6 +335,7 @@ class Runner {
   std::vector<int> active_dp_;        // DP collectives running on each GPU
   std::unordered_map<int, std::vector<int>> shadow_gpus_;
   bool all_lanes_ = true;
+  double overlap_work_ = 0, overlap_budget_ = 0;  // see kMinOverlapBudget
   TaskTimes times_;
 };
 

@@ -17,9 +17,14 @@ namespace pf {
 // makespan and the number of network flows simulated.
 // REQUIRES: no SimGrid engine has been created in this process before
 // (SimGrid 3.32 allows one per process lifetime); `w` was built for
-// `s.cluster`. Throws std::invalid_argument when a task depends on a later
-// task or names a GPU the cluster lacks, std::logic_error when a task never
-// ran.
+// `s.cluster`. Throws std::invalid_argument, before anything runs, when a
+// task depends on a later task, names a GPU the cluster lacks (on any of
+// its lanes), has lanes that do not fit the cluster, or a size or duration
+// that is negative or not finite, or a flow of more than 1e18 bytes; during
+// the run when it keeps so many kernels and flows in flight at once that
+// SimGrid would take minutes (the budget in runner.cc). Throws std::logic_error when a task never ran. Uses no
+// recursion: a chain of any length of tasks with nothing to simulate ends
+// at once.
 TaskTimes RunOnSimGrid(const Scenario& s, const preflight::Workload& w);
 
 }  // namespace pf

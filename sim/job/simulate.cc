@@ -1,20 +1,55 @@
 #include "sim/job/simulate.h"
 
 #include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
 
 #include "sim/accounting/accounting.h"
-#include "sim/model/compute_model.h"
 #include "sim/engine/engine.h"
+#include "sim/job/result_check.h"
+#include "sim/model/compute_model.h"
 #include "sim/workload/workload_builder.h"
 
 namespace pf {
+namespace {
 
-Result SimulateWorkload(const Scenario& s, const preflight::Workload& w) {
+// Optimizer steps a job may take: more is not a job anyone runs, and the
+// count must stay exact in a double.
+constexpr double kMaxSteps = 1e15;
+
+std::string Num(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", x);
+  return b;
+}
+
+// The scenario, its memory verdict and, when it does not fit, suggestions.
+Result Verdict(const Scenario& s) {
   Result r;
   r.scenario = s;
   r.memory = EstimateMemory(s);
   r.suggestions = SuggestFits(s);
+  return r;
+}
 
+// The job built from one simulated step: steps, wall clock, cost.
+void Job(const Scenario& s, StepResult& st) {
+  const double steps = std::ceil(s.training.job_tokens / st.tokens_per_step);
+  if (!(steps <= kMaxSteps))
+    throw std::invalid_argument("training.tokens: " + Num(s.training.job_tokens) + " tokens at " +
+                                Num(st.tokens_per_step) + " per step take " + Num(steps) +
+                                " steps; Preflight counts up to " + Num(kMaxSteps));
+  st.steps = static_cast<long long>(steps);
+  st.wall_clock = st.step_time * double(st.steps);
+  const double hours = st.wall_clock.value() / 3600;
+  if (s.price.per_gpu_hour) st.cost = *s.price.per_gpu_hour * (hours * s.cluster.gpus());
+  if (s.price.per_node_hour) st.cost = *s.price.per_node_hour * (hours * s.cluster.nodes);
+  if (st.cost && !std::isfinite(st.cost->value()))
+    throw std::invalid_argument("price: the job's cost over " + Num(hours) + " hours is not a finite number");
+}
+
+StepResult Step(const Scenario& s, const preflight::Workload& w) {
   const TaskTimes times = RunWorkload(s, w);
   StepResult st;
   st.step_time = Seconds(times.makespan_s);
@@ -28,25 +63,24 @@ Result SimulateWorkload(const Scenario& s, const preflight::Workload& w) {
   st.hfu = w.hardware_flops() / (gpu_seconds * peak);
   st.breakdown = AccountTime(w, times, s.parallel.pp > 1);
   st.scaling_efficiency = (st.breakdown.compute + st.breakdown.optimizer) / st.step_time;
-  st.steps = static_cast<long long>(std::ceil(s.training.job_tokens / w.tokens_per_step()));
-  st.wall_clock = st.step_time * double(st.steps);
-  const double hours = st.wall_clock.value() / 3600;
-  if (s.price.per_gpu_hour) st.cost = *s.price.per_gpu_hour * (hours * s.cluster.gpus());
-  if (s.price.per_node_hour) st.cost = *s.price.per_node_hour * (hours * s.cluster.nodes);
-  r.step = st;
+  Job(s, st);
+  return st;
+}
+
+}  // namespace
+
+Result SimulateWorkload(const Scenario& s, const preflight::Workload& w, bool force) {
+  Result r = Verdict(s);
+  if (r.memory.fits || force) r.step = Step(s, w);
+  CheckResult(r);
   return r;
 }
 
 Result Simulate(const Scenario& s, bool force) {
-  MemoryBreakdown m = EstimateMemory(s);
-  if (!m.fits && !force) {
-    Result r;
-    r.scenario = s;
-    r.memory = m;
-    r.suggestions = SuggestFits(s);
-    return r;
-  }
-  return SimulateWorkload(s, BuildWorkload(s));
+  Result r = Verdict(s);
+  if (r.memory.fits || force) r.step = Step(s, BuildWorkload(s));
+  CheckResult(r);
+  return r;
 }
 
 }  // namespace pf

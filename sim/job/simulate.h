@@ -8,10 +8,16 @@ namespace pf {
 
 // Memory verdict; when the job fits, builds the step's task graph, runs it
 // on SimGrid and derives throughput, utilisation, breakdown, job time and
-// cost. `force` simulates even a job that does not fit.
+// cost. `force` simulates even a job that does not fit. The result passes
+// CheckResult (result_check.h); a figure out of range throws
+// std::logic_error (a bug). Throws std::invalid_argument when the job's
+// step count or cost overflows (training.tokens or the price too large).
 Result Simulate(const Scenario& s, bool force = false);
 
-// The same from a given workload (e.g. one saved with --emit-workload).
-Result SimulateWorkload(const Scenario& s, const preflight::Workload& w);
+// The same from a given workload (e.g. one saved with --emit-workload and
+// read back with LoadWorkload, sim/workload/workload_file.h), under the
+// same memory verdict: a job that does not fit is simulated only with
+// `force`. REQUIRES: `w` was built for `s.cluster` (LoadWorkload checks).
+Result SimulateWorkload(const Scenario& s, const preflight::Workload& w, bool force = false);
 
 }  // namespace pf

@@ -4,11 +4,13 @@
 
 #include "sim/base/error.h"
 #include "sim/model/model_math.h"
+#include "sim/spec/names.h"
 #include "sim/workload/size_estimate.h"
 #include "sim/workload/pipeline.h"
 #include "sim/workload/rank_layout.h"
 #include "sim/workload/stage_emitter.h"
 #include "sim/workload/task_graph.h"
+#include "sim/workload/workload_check.h"
 
 namespace pf {
 
@@ -33,6 +35,9 @@ preflight::Workload BuildWorkload(const Scenario& s) {
   w.set_scenario(s.name);
   w.set_gpus(s.cluster.gpus());
   w.set_gpus_per_node(s.cluster.node.gpus_per_node);
+  w.set_schema_version(kWorkloadSchemaVersion);
+  w.set_gpu(s.cluster.node.gpu.name);
+  w.set_precision(ToString(t.precision));
   w.set_tp(p.tp);
   for (int stage = 0; stage < p.pp; ++stage)
     for (int d = 0; d < p.dp; ++d) w.add_workers(GpuIndex(p, 0, d, stage));

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end checks of the simulate command as a user runs it: exit codes,
-# report contents, JSON keys, --set, --emit-workload/--workload round trip,
-# the in-process engine (PREFLIGHT_IN_PROCESS=1), and running from another
-# working directory.
+# report contents, JSON keys, --set, --emit-workload/--workload round trip
+# (byte-identical JSON), bad workload files (one line naming the file, exit
+# 2), outputs that would overwrite an input, the in-process engine
+# (PREFLIGHT_IN_PROCESS=1), and running from another working directory.
 set -u
 SIM="$1"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -22,6 +23,8 @@ check "report has cost" grep -q "USD" out.txt
 
 "$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --format json >out.json; rc=$?
 check "json exits 0" test $rc -eq 0
+"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --format json >again.json
+check "JSON is byte-identical across runs" cmp -s out.json again.json
 for key in step_time_s tokens_per_s mfu scaling_efficiency per_gpu_bytes fits breakdown wall_clock_s cost_usd; do
   check "json has $key" grep -q "\"$key\"" out.json
 done
@@ -57,7 +60,47 @@ check "emit-workload exits 0" test $rc -eq 0
 check "workload file written" test -s w.pb
 "$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --format json --workload w.pb >b.json; rc=$?
 check "replay exits 0" test $rc -eq 0
-check "replay gives the same step time" test "$(grep step_time_s a.json)" = "$(grep step_time_s b.json)"
+check "replay JSON is byte-identical" cmp -s a.json b.json
+check "emitting does not change the report" cmp -s a.json out.json
+"$SIM" "$ROOT/scenarios/70b_8xA800_full.yaml" --format json --emit-workload full.pb >c.json
+"$SIM" "$ROOT/scenarios/70b_8xA800_full.yaml" --format json --workload full.pb >d.json; rc=$?
+check "replay of a job that does not fit is not simulated either" cmp -s c.json d.json
+
+# Bad workload files: exit 2, one line naming the file, nothing else.
+head -c 1000 w.pb >cut.pb
+"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --workload cut.pb >/dev/null 2>err.txt; rc=$?
+check "truncated workload exits 2" test $rc -eq 2
+check "truncated workload message" grep -qx "simulate: cut.pb: not a preflight.Workload (truncated or corrupt Protobuf data, 1000 bytes)" err.txt
+"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --set cluster.nodes=2 --set parallel.dp=2 --workload w.pb >/dev/null 2>err.txt; rc=$?
+check "workload for another cluster exits 2" test $rc -eq 2
+check "workload for another cluster names both" grep -qx "simulate: w.pb: built for 8 x A800-SXM4-80GB (8 per node), bf16, but the scenario has 16 x A800-SXM4-80GB (8 per node), bf16 (emit a workload for this scenario with --emit-workload)" err.txt
+check "one line of error" test "$(wc -l <err.txt)" -eq 1
+if command -v protoc >/dev/null; then  # the build's own Protobuf compiler
+  decode() { protoc -I"$ROOT" --decode=preflight.Workload sim/proto/workload.proto; }
+  encode() { protoc -I"$ROOT" --encode=preflight.Workload sim/proto/workload.proto; }
+  (cd "$ROOT" && decode <"$tmp/w.pb" | sed '0,/duration_s: .*/s//duration_s: nan/' | encode) >nan.pb
+  "$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --workload nan.pb >/dev/null 2>err.txt; rc=$?
+  check "NaN duration exits 2, not 3" test $rc -eq 2
+  check "NaN duration message" grep -qx 'simulate: nan.pb: tasks\[0\].compute.duration_s: nan is not a duration in \[0, 1e+06\] s (task "fwd")' err.txt
+fi
+
+# An output never overwrites an input, also through a link; nothing is written.
+cp "$ROOT/scenarios/70b_8xA800.yaml" s.yaml; cp s.yaml s.orig; cp w.pb w.orig
+ln -s s.yaml link.yaml; ln s.yaml hard.yaml
+for out in s.yaml link.yaml hard.yaml "$tmp/s.yaml"; do
+  "$SIM" s.yaml --emit-workload "$out" >/dev/null 2>err.txt; rc=$?
+  check "--emit-workload onto the scenario ($out) exits 2" test $rc -eq 2
+  check "--emit-workload onto the scenario ($out) says so" grep -qx "simulate: --emit-workload $out: is the same file as the scenario (s.yaml); refusing to overwrite an input" err.txt
+done
+"$SIM" s.yaml --workload w.pb --emit-workload ./w.pb >/dev/null 2>err.txt; rc=$?
+check "--emit-workload onto the --workload file exits 2" test $rc -eq 2
+check "--emit-workload onto the --workload file says so" grep -qx "simulate: --emit-workload ./w.pb: is the same file as the --workload file (w.pb); refusing to overwrite an input" err.txt
+check "scenario untouched" cmp -s s.yaml s.orig
+check "workload untouched" cmp -s w.pb w.orig
+"$SIM" s.yaml --emit-workload nodir/w.pb >/dev/null 2>err.txt; rc=$?
+check "unwritable output exits 2" test $rc -eq 2
+check "unwritable output message" grep -qx "simulate: nodir/w.pb: cannot write: No such file or directory" err.txt
+check "no temporary file left" test -z "$(ls -A | grep '\.tmp\.' )"
 
 "$SIM" nonexistent.yaml >/dev/null 2>err.txt; rc=$?
 check "missing file exits 2" test $rc -eq 2

@@ -1,0 +1,82 @@
+#include "sim/job/result_check.h"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+namespace pf {
+namespace {
+
+// Rounding allowed on the upper bound of a fraction.
+constexpr double kRounding = 1e-9;
+// How far the breakdown's parts may add up from the step time, relative.
+constexpr double kBreakdownTolerance = 1e-6;
+
+std::string Num(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", x);
+  return b;
+}
+
+[[noreturn]] void Fail(const std::string& figure, double value, const std::string& range) {
+  throw std::logic_error("result check: " + figure + " = " + Num(value) + ", outside " + range);
+}
+
+void AtLeastZero(const std::string& figure, double x) {
+  if (!(std::isfinite(x) && x >= 0)) Fail(figure, x, "[0, inf)");
+}
+void Positive(const std::string& figure, double x) {
+  if (!(std::isfinite(x) && x > 0)) Fail(figure, x, "(0, inf)");
+}
+void Fraction(const std::string& figure, double x, double upper = 1) {
+  if (!(std::isfinite(x) && x >= 0 && x <= upper + kRounding)) Fail(figure, x, "[0, " + Num(upper) + "]");
+}
+
+void CheckMemory(const Result& r) {
+  const MemoryBreakdown& m = r.memory;
+  for (auto [name, b] : {std::pair<const char*, Bytes>{"memory.weights", m.weights},
+                         {"memory.gradients", m.gradients}, {"memory.optimizer", m.optimizer},
+                         {"memory.activations", m.activations}, {"memory.logits", m.logits},
+                         {"memory.zero_buffers", m.zero_buffers}, {"memory.framework", m.framework},
+                         {"memory.total", m.total}})
+    AtLeastZero(name, b.value());
+  Positive("memory.capacity", m.capacity.value());
+  for (const FitSuggestion& s : r.suggestions) AtLeastZero("suggestion per_gpu bytes", s.per_gpu.value());
+}
+
+void CheckBreakdown(const StepResult& st) {
+  const Breakdown& b = st.breakdown;
+  for (auto [name, t] : {std::pair<const char*, Seconds>{"breakdown.compute", b.compute},
+                         {"breakdown.optimizer", b.optimizer}, {"breakdown.tp_comm", b.tp_comm},
+                         {"breakdown.pp_comm", b.pp_comm}, {"breakdown.dp_comm", b.dp_comm},
+                         {"breakdown.io", b.io}, {"breakdown.bubble", b.bubble}, {"breakdown.idle", b.idle}})
+    AtLeastZero(name, t.value());
+  const double step = st.step_time.value(), sum = b.total().value();
+  if (!(std::fabs(sum - step) <= kBreakdownTolerance * step))
+    Fail("breakdown total", sum, "step time " + Num(step) + " +- " + Num(kBreakdownTolerance * 1e6) + " ppm");
+}
+
+void CheckStep(const StepResult& st) {
+  Positive("step_time_s", st.step_time.value());
+  Positive("tokens_per_step", st.tokens_per_step);
+  Positive("tokens_per_s", st.tokens_per_s);
+  Fraction("hfu", st.hfu);
+  Fraction("mfu", st.mfu, st.hfu);
+  Fraction("scaling_efficiency", st.scaling_efficiency);
+  CheckBreakdown(st);
+  if (st.steps < 1) Fail("steps", double(st.steps), "[1, inf)");
+  Positive("wall_clock_s", st.wall_clock.value());
+  if (st.cost) AtLeastZero("cost_usd", st.cost->value());
+  if (st.tasks < 1) Fail("tasks", st.tasks, "[1, inf)");
+  if (st.flows < 0) Fail("flows", double(st.flows), "[0, inf)");
+}
+
+}  // namespace
+
+void CheckResult(const Result& r) {
+  CheckMemory(r);
+  if (r.step) CheckStep(*r.step);
+}
+
+}  // namespace pf
