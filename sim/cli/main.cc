@@ -7,12 +7,14 @@
 #include <system_error>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "sim/base/error.h"
 #include "sim/job/simulate.h"
 #include "sim/report/report.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/workload/workload_builder.h"
+#include "sim/workload/size_estimate.h"
 #include "sim/workload/workload_file.h"
 
 namespace {
@@ -21,7 +23,17 @@ struct Options {
   std::string scenario_path, format = "text", emit_path, replay_path;
   std::vector<std::string> overrides;
   bool force = false, fail_on_oom = false;
+  double max_tasks = pf::Scenario{}.max_tasks;
 };
+
+// Says on stderr, before it starts, that a run will take long.
+void AnnounceLargeRun(const pf::Scenario& s) {
+  const pf::SimulationSize size = pf::EstimateSimulationSize(s);
+  if (size.seconds < 30) return;
+  std::cerr << fmt::format("simulate: a large step: about {:.3g} tasks on {} GPUs; expect about "
+                           "{:.0f} s and {:.1f} GB\n",
+                           size.tasks, s.cluster.gpus(), size.seconds, size.memory_bytes / 1e9);
+}
 
 // Throws InputError when --emit-workload names the same file as an input
 // (also through a symbolic or hard link), before anything is written.
@@ -41,7 +53,9 @@ void RefuseOverwritingInputs(const Options& o) {
 // when asked to.
 pf::Result Run(const Options& o) {
   RefuseOverwritingInputs(o);
-  const pf::Scenario s = pf::LoadScenario(o.scenario_path, o.overrides);
+  pf::Scenario s = pf::LoadScenario(o.scenario_path, o.overrides);
+  s.max_tasks = o.max_tasks;
+  if (o.replay_path.empty()) AnnounceLargeRun(s);
   if (o.replay_path.empty() && o.emit_path.empty()) return pf::Simulate(s, o.force);
   const preflight::Workload w =
       o.replay_path.empty() ? pf::BuildWorkload(s) : pf::LoadWorkload(o.replay_path, s);
@@ -61,6 +75,8 @@ int main(int argc, char** argv) {
   app.add_option("--workload", o.replay_path, "simulate a saved task graph instead of building one");
   app.add_flag("--force", o.force, "simulate even when the job does not fit in memory");
   app.add_flag("--fail-on-oom", o.fail_on_oom, "exit with status 1 when the job does not fit");
+  app.add_option("--max-tasks", o.max_tasks, "largest step task graph to build (default 3e6)")
+      ->check(CLI::Range(1.0, 1e8));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

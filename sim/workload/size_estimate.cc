@@ -62,9 +62,9 @@ SimulationSize EstimateSimulationSize(const Scenario& s) {
   out.driver = zero3 ? "ZeRO-3 gathers and reduce-scatters every layer for each of the " +
                            std::to_string(int(M)) + " micro-batches per step: raise "
                            "training.micro_batch or lower training.global_batch"
-                     : std::to_string(int(M)) + " micro-batches per step on " +
-                           std::to_string(p.pp * p.dp) + " pipelines: raise training.micro_batch "
-                           "or lower training.global_batch";
+                     : std::to_string(int(M)) + " micro-batches per step for each of " +
+                           std::to_string(p.pp * p.dp) + " TP groups (pp x dp): raise "
+                           "training.micro_batch or lower training.global_batch";
   return out;
 }
 

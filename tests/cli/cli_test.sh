@@ -105,5 +105,11 @@ check "no temporary file left" test -z "$(ls -A | grep '\.tmp\.' )"
 "$SIM" nonexistent.yaml >/dev/null 2>err.txt; rc=$?
 check "missing file exits 2" test $rc -eq 2
 
+"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --max-tasks 100 >/dev/null 2>err.txt; rc=$?
+check "a step past --max-tasks exits 2" test $rc -eq 2
+check "the budget message says what to reduce" grep -q "over the budget of 100 tasks (--max-tasks): 64 micro-batches per step" err.txt
+"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --max-tasks 0 >/dev/null 2>err.txt; rc=$?
+check "--max-tasks 0 exits 2" test $rc -eq 2
+
 echo "cli: $pass passed, $fail failed"
 test $fail -eq 0
