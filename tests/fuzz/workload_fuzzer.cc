@@ -1,6 +1,7 @@
 // Fuzz target: the workload reader and the engine, as `simulate --workload`
 // runs them. The input is a serialized preflight.Workload (what
-// `simulate --emit-workload FILE` writes). One that parses is simulated on
+// `simulate --emit-workload FILE` writes). One that parses is read through
+// ParseWorkload (the checks of sim/workload/workload_check.h) and simulated on
 // the bundled scenario whose cluster has its GPU count (kClusters; any other
 // count gets the 2-GPU one and must be refused), and the result is checked
 // by the oracles of fuzz_support.h.
@@ -22,6 +23,7 @@
 #include "sim/base/error.h"
 #include "sim/job/simulate.h"
 #include "sim/scenario/scenario_loader.h"
+#include "sim/workload/workload_file.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {
@@ -67,7 +69,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   try {
-    const Result r = SimulateWorkload(ClusterFor(w.gpus()), w);
+    // As `simulate --workload` reads a file: parsed and checked whole first.
+    const Scenario& s = ClusterFor(w.gpus());
+    const preflight::Workload checked =
+        ParseWorkload(std::string(reinterpret_cast<const char*>(data), size), "fuzz input", s);
+    const Result r = SimulateWorkload(s, checked);
     fuzz::MergeChildCoverage();
     fuzz::CheckResult(r, /*built=*/false);
     fuzz::Note("simulated: " + std::to_string(w.tasks_size()) + " tasks, step " +
@@ -80,7 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::Note(std::string("refused: ") + e.what());
   } catch (...) {
     fuzz::MergeChildCoverage();
-    fuzz::UnexpectedException("SimulateWorkload");
+    fuzz::UnexpectedException("ParseWorkload or SimulateWorkload");
   }
   return 0;
 }
