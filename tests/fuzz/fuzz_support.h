@@ -57,7 +57,7 @@ void CheckResult(const Result& r, bool built);
 // child's coverage counters are copied back to the parent after the run
 // (MergeChildCoverage), so that the fuzzer sees the engine's code too.
 // Environment: PF_FUZZ_CHILD_MEMORY_MB (2048) caps how much the child's data
-// may grow; PF_FUZZ_CHILD_COVERAGE=0 leaves the child's coverage out.
+// may grow; PF_FUZZ_CHILD_COVERAGE=1 adds the child's coverage (off by default).
 void GuardSimGridChildren();
 
 // Caps how much more memory this process may take, in MiB: RLIMIT_DATA set
