@@ -11,6 +11,7 @@
 
 #include "sim/base/error.h"
 #include "sim/job/simulate.h"
+#include "sim/model/memory_model.h"
 #include "sim/report/report.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/workload/workload_builder.h"
@@ -26,10 +27,11 @@ struct Options {
   double max_tasks = pf::Scenario{}.max_tasks;
 };
 
-// Says on stderr, before it starts, that a run will take long.
-void AnnounceLargeRun(const pf::Scenario& s) {
+// Says on stderr, before it starts, that a run will take long (not for a
+// step the budget refuses or a job that will not be simulated).
+void AnnounceLargeRun(const pf::Scenario& s, bool force) {
   const pf::SimulationSize size = pf::EstimateSimulationSize(s);
-  if (size.seconds < 30) return;
+  if (size.seconds < 30 || size.tasks > s.max_tasks || !(force || pf::EstimateMemory(s).fits)) return;
   std::cerr << fmt::format("simulate: a large step: about {:.3g} tasks on {} GPUs; expect about "
                            "{:.0f} s and {:.1f} GB\n",
                            size.tasks, s.cluster.gpus(), size.seconds, size.memory_bytes / 1e9);
@@ -55,7 +57,7 @@ pf::Result Run(const Options& o) {
   RefuseOverwritingInputs(o);
   pf::Scenario s = pf::LoadScenario(o.scenario_path, o.overrides);
   s.max_tasks = o.max_tasks;
-  if (o.replay_path.empty()) AnnounceLargeRun(s);
+  if (o.replay_path.empty()) AnnounceLargeRun(s, o.force);
   if (o.replay_path.empty() && o.emit_path.empty()) return pf::Simulate(s, o.force);
   const preflight::Workload w =
       o.replay_path.empty() ? pf::BuildWorkload(s) : pf::LoadWorkload(o.replay_path, s);

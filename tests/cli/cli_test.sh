@@ -108,6 +108,9 @@ check "missing file exits 2" test $rc -eq 2
 "$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --max-tasks 100 >/dev/null 2>err.txt; rc=$?
 check "a step past --max-tasks exits 2" test $rc -eq 2
 check "the budget message says what to reduce" grep -q "over the budget of 100 tasks (--max-tasks): 64 micro-batches per step" err.txt
+check "one line of error for the budget" test "$(wc -l <err.txt)" -eq 1
+"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --set training.global_batch=16777216 >/dev/null 2>err.txt; rc=$?
+check "a huge step is refused at once, in one line" test $rc -eq 2 -a "$(wc -l <err.txt)" -eq 1
 "$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --max-tasks 0 >/dev/null 2>err.txt; rc=$?
 check "--max-tasks 0 exits 2" test $rc -eq 2
 
