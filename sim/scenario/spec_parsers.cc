@@ -43,7 +43,7 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
 
 GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
   v.ExpectKeys({"peak", "memory", "memory_bandwidth", "nvlink", "pcie_gen", "sms",
-                "gemm_efficiency", "gemm_efficiency_fp8", "source", "notes"});
+                "gemm_efficiency", "gemm_efficiency_fp8", "gemm_measured_on", "source", "notes"});
   GpuSpec g;
   g.name = name;
   YamlView peak = v.Get("peak");
@@ -60,6 +60,7 @@ GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
   if (v.Has("nvlink")) g.nvlink_bidir = v.Get("nvlink").AsBandwidth();
   g.pcie_gen = v.Get("pcie_gen").Int(1, 7);
   g.sms = v.Get("sms").Int(1, 100000);
+  g.gemm_measured_on = v.Has("gemm_measured_on") ? v.Get("gemm_measured_on").Name() : name;
   for (const char* key : {"gemm_efficiency", "gemm_efficiency_fp8"}) {
     if (!v.Has(key)) continue;
     double e = v.Get(key).Number();

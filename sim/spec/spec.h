@@ -45,6 +45,7 @@ struct GpuSpec {
   int sms = 0;
   std::optional<double> gemm_efficiency;      // measured best bf16/fp16 GEMM fraction of peak
   std::optional<double> gemm_efficiency_fp8;  // the same for fp8
+  std::string gemm_measured_on;  // the GPU those were measured on (this one, or its die's twin)
 };
 
 enum class IntraKind { kNvswitch, kPcie };
