@@ -35,7 +35,8 @@ const std::vector<Case>& Cases() {
       {"NotSimulated", [](Result& r) { r.step.reset(); }, ""},
       {"MfuAboveOne", [](Result& r) { r.step->mfu = 4.8e17, r.step->hfu = 4.8e17; },
        "result check: hfu = 4.8e+17, outside [0, 1]"},
-      {"MfuNegative", [](Result& r) { r.step->mfu = -481; }, "result check: mfu = -481, outside [0, 0.428"},
+      // The figures of the real result are not spelt out: they move with the model.
+      {"MfuNegative", [](Result& r) { r.step->mfu = -481; }, "result check: mfu = -481, outside [0, 0."},
       {"MfuAboveHfu", [](Result& r) { r.step->mfu = r.step->hfu * 1.01; }, "result check: mfu = "},
       {"ScalingEfficiencyTwo", [](Result& r) { r.step->scaling_efficiency = 2; },
        "result check: scaling_efficiency = 2, outside [0, 1]"},
@@ -46,7 +47,7 @@ const std::vector<Case>& Cases() {
       {"TokensPerSecondNan", [](Result& r) { r.step->tokens_per_s = kNan; },
        "result check: tokens_per_s = nan, outside (0, inf)"},
       {"BreakdownTwiceTheStep", [](Result& r) { r.step->breakdown.compute += r.step->step_time; },
-       "result check: breakdown total = 223.45"},
+       "result check: breakdown total = "},
       {"BreakdownPartNegative",
        [](Result& r) {
          r.step->breakdown.idle = Seconds(-1);
