@@ -1,9 +1,12 @@
 // Helpers shared by the test suites.
 #pragma once
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -17,6 +20,15 @@ inline const std::string kRoot = PREFLIGHT_SOURCE_DIR;
 // test in its own process, so the process id keeps concurrent tests apart.
 inline std::string UniqueTempPath(const std::string& tag, const std::string& ext = ".yaml") {
   return ::testing::TempDir() + "/pf_" + std::to_string(getpid()) + "_" + tag + ext;
+}
+
+// Names (file stems) of scenarios/*.yaml, sorted.
+inline std::vector<std::string> BundledScenarios() {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(kRoot + "/scenarios"))
+    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 inline std::string ReadFile(const std::string& path) {

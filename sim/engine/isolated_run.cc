@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sim/base/io.h"
 #include "sim/engine/runner.h"
 
 namespace pf {
@@ -36,19 +37,6 @@ RunAnswer ErrorAnswer(RunError::Kind kind, const std::string& message) {
   a.mutable_error()->set_kind(kind);
   a.mutable_error()->set_message(message);
   return a;
-}
-
-// Writes all of `bytes` to `fd`; false on a write error.
-bool WriteAll(int fd, const std::string& bytes) {
-  const char* p = bytes.data();
-  size_t n = bytes.size();
-  while (n > 0) {
-    ssize_t k = write(fd, p, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    p += k, n -= static_cast<size_t>(k);
-  }
-  return true;
 }
 
 // Everything readable from `fd` until end of file (or a read error).

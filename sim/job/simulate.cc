@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim/accounting/accounting.h"
+#include "sim/base/io.h"
 #include "sim/engine/engine.h"
 #include "sim/job/result_check.h"
 #include "sim/model/compute_model.h"
@@ -18,11 +19,7 @@ namespace {
 // count must stay exact in a double.
 constexpr double kMaxSteps = 1e15;
 
-std::string Num(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", x);
-  return b;
-}
+std::string Num(double x) { return ShortNumber(x); }
 
 // The scenario, its memory verdict and, when it does not fit, suggestions.
 Result Verdict(const Scenario& s) {

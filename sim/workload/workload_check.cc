@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/base/error.h"
+#include "sim/base/io.h"
 #include "sim/spec/names.h"
 
 namespace pf {
@@ -15,11 +16,7 @@ namespace {
 // Quoted text and numbers in messages are kept short and on one line.
 constexpr size_t kShownChars = 80;
 
-std::string Num(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", x);
-  return b;
-}
+std::string Num(double x) { return ShortNumber(x); }
 template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
 std::string Num(I x) {
   return std::to_string(x);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sim/base/error.h"
+#include "sim/base/io.h"
 #include "sim/workload/workload_check.h"
 
 namespace pf {
@@ -57,19 +58,6 @@ std::string ReadCapped(const std::string& path) {
     Fail(path, "larger than " + std::to_string(kMaxWorkloadFileBytes >> 20) +
                    " MiB; Preflight reads workloads up to that size");
   return bytes;
-}
-
-// Writes all of `bytes` to `fd`; false (with errno set) on an error.
-bool WriteAll(int fd, const std::string& bytes) {
-  const char* p = bytes.data();
-  size_t n = bytes.size();
-  while (n > 0) {
-    ssize_t k = write(fd, p, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    p += k, n -= static_cast<size_t>(k);
-  }
-  return true;
 }
 
 // The mode a plain new file gets: 0666 less the process's umask.

@@ -21,13 +21,7 @@ namespace fs = std::filesystem;
 using testing_util::kRoot;
 using testing_util::ReadFile;
 
-std::vector<std::string> BundledScenarios() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(kRoot + "/scenarios"))
-    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
+using testing_util::BundledScenarios;
 
 void Compare(const std::string& golden, const std::string& actual) {
   if (const char* u = std::getenv("PREFLIGHT_UPDATE_GOLDEN"); u && std::string(u) == "1") {

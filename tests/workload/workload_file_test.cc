@@ -418,13 +418,7 @@ TEST(WorkloadBudgets, MoreThanTwentyMillionActivitiesAreRefused) {
 
 // Every bundled scenario's own workload passes, so an emitted workload can
 // always be replayed.
-std::vector<std::string> BundledScenarios() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(kRoot + "/scenarios"))
-    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
+using testing_util::BundledScenarios;
 
 class BundledWorkload : public ::testing::TestWithParam<std::string> {};
 
