@@ -11,6 +11,7 @@
 
 #include "sim/base/error.h"
 #include "sim/calibration/fit.h"
+#include "sim/calibration/nccl_fit.h"
 
 namespace {
 
@@ -39,6 +40,34 @@ void PrintFit(const std::vector<pf::ReferenceRow>& rows, const pf::FitResult& f)
              100 * sum_abs / rows.size(), 100 * max_loo);
 }
 
+// The NCCL fit (calibration/nccl_fit.h): constants, then each point.
+void PrintNcclFit(const std::string& root) {
+  const auto points = pf::LoadNcclCurves(root);
+  const pf::NcclFitResult f = pf::FitNccl(points);
+  const pf::NcclConstants shipped;
+  fmt::print("NCCL model fit over {} nccl-tests all-reduce points (least squares on relative time error)\n",
+             points.size());
+  auto row = [](const char* name, double fitted, double written, double ships, const char* unit, double scale) {
+    fmt::print("  {:<22} {:>9.4f} {}  (written as {:.3f}; ships {:.3f})\n", name, fitted * scale, unit,
+               written * scale, ships * scale);
+  };
+  row("step_latency_ll", f.fitted.step_latency_ll_s, f.shipped.step_latency_ll_s, shipped.step_latency_ll_s, "us", 1e6);
+  row("step_latency_ll128", f.fitted.step_latency_ll128_s, f.shipped.step_latency_ll128_s,
+      shipped.step_latency_ll128_s, "us", 1e6);
+  row("step_latency_simple", f.fitted.step_latency_simple_s, f.shipped.step_latency_simple_s,
+      shipped.step_latency_simple_s, "us", 1e6);
+  row("ll128_bandwidth", f.fitted.ll128_bandwidth, f.shipped.ll128_bandwidth, shipped.ll128_bandwidth, "  ", 1);
+  row("nvls_latency", f.fitted.nvls_latency_s, f.shipped.nvls_latency_s, shipped.nvls_latency_s, "us", 1e6);
+  row("nvls_efficiency", f.fitted.nvls_efficiency, f.shipped.nvls_efficiency, shipped.nvls_efficiency, "  ", 1);
+  fmt::print("\n| {:<38} | {:>12} | {:>9} | {:>9} | {:>7} |\n", "system", "bytes", "published", "model",
+             "error");
+  fmt::print("|{:-<40}|{:-<14}|{:-<11}|{:-<11}|{:-<9}|\n", "", "", "", "", "");
+  for (size_t i = 0; i < points.size(); ++i)
+    fmt::print("| {:<38} | {:>12.0f} | {:>9.2f} | {:>9.2f} | {:>+6.1f}% |\n", points[i].system,
+               points[i].size_bytes, points[i].busbw_gbps, pf::ModelBusBandwidth(points[i], f.fitted),
+               100 * f.relative_errors[i]);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,12 +81,18 @@ int main(int argc, char** argv) {
   app.add_option("--start-nccl-share", share, "starting NCCL compute share")->check(CLI::Range(0.0, 0.9));
   app.add_option("--max-iterations", iterations, "Gauss-Newton iterations at most")->check(CLI::Range(1, 50));
   app.add_option("--root", root, "source tree holding tests/data/ and scenarios/");
+  bool nccl = false;
+  app.add_flag("--nccl", nccl, "refit the NCCL collective constants (collectives/nccl.h) instead");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   try {
+    if (nccl) {
+      PrintNcclFit(root);
+      return 0;
+    }
     const auto rows = pf::LoadReferenceRows(root);
     pf::Calibration start;
     start.training_kernel_efficiency = kernel;

@@ -5,12 +5,17 @@
 
 namespace pf {
 
-// Ring all-reduce bus bandwidth for large messages over NVSwitch: 231.58 of
-// 300 GB/s per direction on 8x A100 (nccl_allreduce_1node.csv, 8 GiB) and
-// 365.6 of 450 GB/s on 8x H100/H200 with the ring algorithm
-// (nccl_misc.csv); mean of 0.772 and 0.812. NVLS in-switch reduction
-// (~473 GB/s on H100) is not modelled.
-double NvlinkEfficiency() { return (0.772 + 0.812) / 2; }
+// Ring all-reduce bus bandwidth for large messages over NVSwitch, per
+// NVLink generation: 231.58 of 300 GB/s per direction on 8x A100 (NVLink 3;
+// nccl_allreduce_1node.csv, 8 GiB) and 365.6 of 450 GB/s on 8x H200 with the
+// ring algorithm (NVLink 4; nccl_misc.csv). Other generations: their mean
+// (assumption: no measurement in tests/data/).
+double NvlinkEfficiency(int generation) {
+  constexpr double kGen3 = 0.772, kGen4 = 0.812;
+  if (generation == 3) return kGen3;
+  if (generation == 4) return kGen4;
+  return (kGen3 + kGen4) / 2;
+}
 // Multi-node all-reduce: 192 of 200 GB/s per DGX A100 node (8x HDR, NVIDIA
 // staff in NVIDIA/nccl issue 1576) and 84.8 of 100 GB/s (3 nodes, 4x HDR,
 // NVIDIA/nccl-tests issue 119); mean of 0.96 and 0.848.
@@ -19,28 +24,100 @@ double NicEfficiency() { return (0.96 + 0.848) / 2; }
 // 64 GB/s on H100 (PCIe 5.0) (gpus.csv notes): 0.81 and 0.80.
 double PcieEfficiency() { return (26.0 / 32 + 51.0 / 64) / 2; }
 
-double MessageSizePenalty(Bytes message, int ranks) {
-  double message_bytes = message.value();
-  // NCCL's ring moves message/ranks bytes per step, so efficiency follows the
-  // per-step chunk: a message on `ranks` GPUs behaves like message x 8/ranks
-  // on the 8-GPU curve below (a point-to-point send is one chunk: ranks = 1).
-  message_bytes *= 8.0 / std::max(1, ranks);
-  // nccl_allreduce_1node.csv bus bandwidth at each size divided by the
-  // 8 GiB figure, averaged over the A100 and H100 systems:
-  // A100 .156 .389 .573 .752 .957 .985 1; H100 .091 .359 .617 .837 .916 .974 1.
-  static const double kSize[] = {1e6, 8e6, 33e6, 134e6, 536e6, 1073741824.0, 8589934592.0};
-  static const double kShape[] = {0.124, 0.374, 0.595, 0.795, 0.936, 0.979, 1.0};
-  constexpr int kN = 7;
-  if (message_bytes <= 0) return 1;
-  if (message_bytes <= kSize[0]) {
-    // Below 1 MB time is latency-bound: keep the 1 MB time.
-    return (kSize[0] / message_bytes) / kShape[0];
+double NcclConstants::step_latency_s(Protocol p) const {
+  switch (p) {
+    case Protocol::kLL: return step_latency_ll_s;
+    case Protocol::kLL128: return step_latency_ll128_s;
+    case Protocol::kSimple: return step_latency_simple_s;
   }
-  if (message_bytes >= kSize[kN - 1]) return 1;
-  int i = 0;
-  while (message_bytes > kSize[i + 1]) ++i;
-  double x = std::log(message_bytes / kSize[i]) / std::log(kSize[i + 1] / kSize[i]);
-  return 1 / (kShape[i] + x * (kShape[i + 1] - kShape[i]));
+  return step_latency_simple_s;
+}
+
+double NcclConstants::bandwidth(Protocol p) const {
+  switch (p) {
+    case Protocol::kLL: return ll_bandwidth;
+    case Protocol::kLL128: return ll128_bandwidth;
+    case Protocol::kSimple: return 1;
+  }
+  return 1;
+}
+
+bool Offers(Algorithm a, CollectiveKind kind, const GroupShape& shape, const GroupPaths& paths) {
+  switch (a) {
+    case Algorithm::kRing: return true;
+    case Algorithm::kTree: return kind == CollectiveKind::kAllReduce && shape.nodes > 1;
+    case Algorithm::kNvls:
+      return kind == CollectiveKind::kAllReduce && shape.nodes == 1 && shape.ranks > 1 && paths.nvls;
+  }
+  return false;
+}
+
+namespace {
+
+// Steps of one chunk's path: `intra` hops inside nodes and `inter` between
+// them (NCCL's tuner counts them the same way, src/graph/tuning.cc).
+struct Steps {
+  double intra = 0, inter = 0;
+};
+
+Steps CountSteps(CollectiveKind kind, Algorithm a, const GroupShape& g) {
+  const double n = g.ranks, m = g.nodes, k = g.per_node;
+  if (kind == CollectiveKind::kSendRecv || kind == CollectiveKind::kAllToAll)
+    return m > 1 ? Steps{0, 1} : Steps{1, 0};
+  if (a == Algorithm::kTree)  // up the chain and the tree, then down
+    return {2 * (k - 1), 2 * std::ceil(std::log2(m))};
+  const double passes = kind == CollectiveKind::kAllReduce ? 2 : 1;
+  const double inter = passes * (m - 1);
+  return {passes * (n - 1) - inter, inter};
+}
+
+// Seconds the bus bytes take on the slowest class of link, uncontended
+// (the flows of flows.h): inside one node each GPU sends its bus bytes to
+// its neighbour; across nodes (per-1)/per of them, and the rest of the
+// node's bus bytes go over its NICs.
+double BandwidthSeconds(CollectiveKind kind, const GroupShape& g, const GroupPaths& p, Bytes size) {
+  const double v = BusBytes(kind, g.ranks, size).value();
+  if (g.nodes == 1) return v / p.intra.value();
+  const double k = g.per_node;
+  return std::max(v * (k - 1) / k / p.intra.value(), v / p.inter.value());
+}
+
+}  // namespace
+
+CollectivePlan ModelCollective(CollectiveKind kind, const GroupShape& shape, const GroupPaths& paths,
+                               Bytes size, Algorithm a, Protocol p, const NcclConstants& c) {
+  CollectivePlan plan;
+  plan.algorithm = a;
+  plan.protocol = p;
+  if (shape.ranks <= 1) return plan;
+  if (a == Algorithm::kNvls) {
+    // Each GPU sends its S bytes to the switch and reads the reduced S back.
+    plan.latency = Seconds(c.nvls_latency_s) + paths.intra_hop * 2;
+    plan.bandwidth_factor = c.nvls_efficiency * paths.intra_line.value() / paths.intra.value();
+    plan.time = plan.latency + Seconds(size.value() / (paths.intra_line.value() * c.nvls_efficiency));
+    return plan;
+  }
+  const Steps s = CountSteps(kind, a, shape);
+  const double step = c.step_latency_s(p);
+  plan.latency = Seconds(s.intra * (step + paths.intra_hop.value()) + s.inter * (step + paths.inter_hop.value()));
+  plan.bandwidth_factor = c.bandwidth(p) * (a == Algorithm::kTree ? c.tree_bandwidth : 1);
+  plan.time = plan.latency + Seconds(BandwidthSeconds(kind, shape, paths, size) / plan.bandwidth_factor);
+  return plan;
+}
+
+std::optional<CollectivePlan> PlanCollective(CollectiveKind kind, const GroupShape& shape,
+                                             const GroupPaths& paths, Bytes size, const NcclConstants& c,
+                                             std::optional<Algorithm> forced) {
+  std::optional<CollectivePlan> best;
+  for (Algorithm a : {Algorithm::kRing, Algorithm::kTree, Algorithm::kNvls}) {
+    if ((forced && a != *forced) || !Offers(a, kind, shape, paths)) continue;
+    for (Protocol p : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple}) {
+      if (a == Algorithm::kNvls && p != Protocol::kSimple) continue;
+      CollectivePlan plan = ModelCollective(kind, shape, paths, size, a, p, c);
+      if (!best || plan.time < best->time) best = plan;
+    }
+  }
+  return best;
 }
 
 }  // namespace pf

@@ -1,5 +1,6 @@
 #include "sim/engine/platform.h"
 
+#include <algorithm>
 #include <string>
 
 #include "sim/collectives/nccl.h"
@@ -26,7 +27,8 @@ struct NodeElements {
 NodeElements MakeNodeElements(sg::NetZone* zone, const NodeSpec& n, const std::string& p,
                               Platform& out) {
   NodeElements e;
-  const double intra_eff = n.intra_kind == IntraKind::kNvswitch ? NvlinkEfficiency() : PcieEfficiency();
+  const double intra_eff =
+      n.intra_kind == IntraKind::kNvswitch ? NvlinkEfficiency(n.nvlink_gen) : PcieEfficiency();
   // On PCIe nodes the interconnect is the GPU's own PCIe link, which also
   // carries its host and NIC traffic.
   const double pcie_bw = (n.intra_kind == IntraKind::kPcie ? n.intra_bandwidth : n.host_link_bandwidth)
@@ -113,6 +115,7 @@ Platform BuildPlatform(const Scenario& s) {
                              ->seal();
     cluster->add_route(node->get_netpoint(), nullptr, gw, nullptr, {sg::LinkInRoute(backbone)}, true);
   }
+  out.timer = cluster->create_host("timer", Platform::kTimerSpeed)->set_core_count(1 << 30)->seal();
   cluster->seal();
   return out;
 }

@@ -29,6 +29,11 @@ struct Platform {
   std::vector<simgrid::s4u::Host*> gpus;  // by global GPU index
   std::vector<simgrid::s4u::Host*> cpus;  // each node's host (memory), by node
   double gpu_speed_flops = 0;             // host speed (FLOP/s)
+  // A host with as many cores as any run can use, each at kTimerSpeed:
+  // an Exec of t x kTimerSpeed FLOPs there is a pure delay of t seconds
+  // (a collective's latency), never slowed by other delays.
+  simgrid::s4u::Host* timer = nullptr;
+  static constexpr double kTimerSpeed = 1e9;
 };
 
 // REQUIRES: a live simgrid::s4u::Engine with the network model configured.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -10,7 +11,8 @@
 #include <simgrid/s4u.hpp>
 
 #include "sim/collectives/nccl.h"
-#include "sim/collectives/ring.h"
+#include "sim/collectives/flows.h"
+#include "sim/engine/group_paths.h"
 #include "sim/engine/platform.h"
 
 namespace pf {
@@ -34,6 +36,9 @@ constexpr double kOverlapPerGpu = 32;
 constexpr double kMaxOverlapBudget = 4e9;
 // The largest flow a run accepts (SimGrid payloads are 64-bit counts).
 constexpr double kMaxFlowBytes = 1e18;
+// At most how much a protocol's bandwidth factor inflates a flow's bytes
+// (LL on a tree: 1 / (0.5 x 0.92); collectives/nccl.h).
+constexpr double kMaxBandwidthInflation = 4;
 
 // Starts each task when its last dependency ends (activities are created
 // lazily: a pre-built SimGrid DAG slows down quadratically, see
@@ -117,14 +122,16 @@ class Runner {
         bad("unknown collective kind " + std::to_string(c.kind()));
       const uint64_t lanes = CheckLanes(i, c.lanes(), c.lane_stride(), c.gpus_size());
       for (uint32_t g : c.gpus()) Gpu(g + (lanes - 1) * c.lane_stride());
-      // A ring flow carries at most twice the buffer (all-reduce).
-      const double most = 2 * c.size_bytes() * MessageSizePenalty(Bytes(c.size_bytes()), c.gpus_size()) *
-                          std::max<uint32_t>(1, c.count());
+      if (!preflight::Algorithm_IsValid(c.algorithm()))
+        bad("unknown algorithm " + std::to_string(c.algorithm()));
+      // A flow carries at most twice the buffer (all-reduce), at the
+      // slowest protocol's bandwidth.
+      const double most = 2 * c.size_bytes() * kMaxBandwidthInflation * std::max<uint32_t>(1, c.count());
       if (!(most <= kMaxFlowBytes)) bad("flows of up to " + std::to_string(most) + " bytes");
     } else if (t.has_transfer()) {
       const auto& x = t.transfer();
       finite(x.size_bytes(), "size_bytes");
-      if (!(x.size_bytes() * MessageSizePenalty(Bytes(x.size_bytes()), 1) <= kMaxFlowBytes))
+      if (!(x.size_bytes() * kMaxBandwidthInflation <= kMaxFlowBytes))
         bad("a flow of " + std::to_string(x.size_bytes()) + " bytes");
       const uint64_t lanes = CheckLanes(i, x.lanes(), x.lane_stride(), 2);
       Gpu(x.src_gpu() + (lanes - 1) * x.lane_stride());
@@ -160,13 +167,14 @@ class Runner {
       if (e) kept->push_back(e);
   }
 
-  // At most how many activities task `t` starts: one kernel or copy, a
-  // flow per lane, up to two ring flows per GPU per lane.
+  // At most how many activities task `t` starts: one kernel or copy; a
+  // delay and a flow per lane; a delay and up to two ring flows per GPU per
+  // lane.
   static double Activities(const preflight::Task& t) {
-    if (t.has_transfer()) return std::max<uint32_t>(1, t.transfer().lanes());
+    if (t.has_transfer()) return 2.0 * std::max<uint32_t>(1, t.transfer().lanes());
     if (!t.has_collective()) return 1;
     const auto& c = t.collective();
-    return c.gpus_size() > 1 ? 2.0 * c.gpus_size() * std::max<uint32_t>(1, c.lanes()) : 0;
+    return c.gpus_size() > 1 ? (2.0 * c.gpus_size() + 1) * std::max<uint32_t>(1, c.lanes()) : 0;
   }
 
   // Adds the activities in flight at a completion to the run's cost and
@@ -222,22 +230,52 @@ class Runner {
     e->start();
   }
 
-  // Each lane's volume-equivalent ring flows (RingFlows, collectives/ring.h),
-  // scaled by `count` and by NCCL's message-size penalty.
+  // Each lane's collective as the model plans it (collectives/nccl.h): its
+  // latency as a delay, then its volume-equivalent flows (flows.h) at the
+  // plan's bandwidth factor, `count` times over.
   void StartCollective(int i, const preflight::Task& t) {
     const auto& c = t.collective();
     std::vector<int> group(c.gpus().begin(), c.gpus().end());
     const auto kind = static_cast<CollectiveKind>(c.kind());
-    const double penalty = MessageSizePenalty(Bytes(c.size_bytes()), c.gpus_size());
     const double count = std::max<uint32_t>(1, c.count());
     const int lanes = all_lanes_ ? std::max<uint32_t>(1, c.lanes()) : 1;
     for (int l = 0; l < lanes; ++l) {  // every lane's GPUs exist (CheckTask)
       std::vector<int> lane = group;
       for (int& g : lane) g += l * static_cast<int>(c.lane_stride());
-      for (const Flow& f : RingFlows(kind, lane, s_.cluster.node.gpus_per_node, Bytes(c.size_bytes())))
-        Send(i, f.src, f.dst, f.bytes * penalty * count);
+      const CollectivePlan plan = Plan(i, kind, lane, Bytes(c.size_bytes()), c.algorithm());
+      std::vector<Flow> flows =
+          CollectiveFlows(kind, plan.algorithm, lane, s_.cluster.node.gpus_per_node, Bytes(c.size_bytes()));
+      for (Flow& f : flows) f.bytes = f.bytes * (count / plan.bandwidth_factor);
+      After(i, plan.latency * count, std::move(flows));
     }
     if (t.category() == preflight::DP_COMM && pending_[i] > 0) Shadow(i, group);
+  }
+
+  CollectivePlan Plan(int i, CollectiveKind kind, const std::vector<int>& group, Bytes size,
+                      preflight::Algorithm forced) {
+    std::optional<Algorithm> algorithm;
+    if (forced != preflight::ALGORITHM_AUTO) algorithm = static_cast<Algorithm>(int(forced) - 1);
+    const auto plan = PlanCollective(kind, ShapeOf(group, s_.cluster.node.gpus_per_node),
+                                     PathsOf(s_.cluster, group), size, NcclConstants(), algorithm);
+    if (!plan)
+      throw std::invalid_argument("workload task " + std::to_string(i) + ": NCCL offers no " +
+                                  Name(*algorithm) + " algorithm for " + Name(kind) + " over these " +
+                                  std::to_string(group.size()) + " GPUs");
+    return *plan;
+  }
+
+  // Starts `flows` for task i after `delay` (at once when it is zero).
+  void After(int i, Seconds delay, std::vector<Flow> flows) {
+    if (delay.value() <= 0) {
+      for (const Flow& f : flows) Send(i, f.src, f.dst, f.bytes);
+      return;
+    }
+    sg::ExecPtr e = sg::Exec::init();
+    e->set_flops_amount(delay.value() * Platform::kTimerSpeed);
+    e->set_host(p_.timer);
+    delayed_[e.get()] = std::move(flows);
+    Track(i, e);
+    e->start();
   }
 
   void StartIo(int i, const preflight::Io& x) {
@@ -247,11 +285,17 @@ class Runner {
     else Send(i, Gpu(x.gpu()), cpu, Bytes(x.size_bytes()));
   }
 
+  // A send/recv as the model plans it: one step's latency, then one flow.
   void StartTransfer(int i, const preflight::Transfer& x) {
     const int lanes = all_lanes_ ? std::max<uint32_t>(1, x.lanes()) : 1;
-    for (uint64_t l = 0; l < uint64_t(lanes); ++l)
-      Send(i, x.src_gpu() + l * x.lane_stride(), x.dst_gpu() + l * x.lane_stride(),
-           Bytes(x.size_bytes()) * MessageSizePenalty(Bytes(x.size_bytes()), 1));
+    for (uint64_t l = 0; l < uint64_t(lanes); ++l) {
+      const int src = static_cast<int>(x.src_gpu() + l * x.lane_stride());
+      const int dst = static_cast<int>(x.dst_gpu() + l * x.lane_stride());
+      if (src == dst) continue;
+      const CollectivePlan plan =
+          Plan(i, CollectiveKind::kSendRecv, {src, dst}, Bytes(x.size_bytes()), preflight::ALGORITHM_AUTO);
+      After(i, plan.latency, {{src, dst, Bytes(x.size_bytes()) / plan.bandwidth_factor}});
+    }
   }
 
   // While a data-parallel collective runs on a GPU, NCCL's kernels take a
@@ -314,6 +358,10 @@ class Runner {
     if (it == owner_.end()) return;
     ChargeCompletion();
     int task = it->second.task;
+    if (auto d = delayed_.find(it->first); d != delayed_.end()) {
+      for (const Flow& f : d->second) Send(task, f.src, f.dst, f.bytes);
+      delayed_.erase(d);
+    }
     graveyard_.push_back(std::move(it->second.ref));
     owner_.erase(it);
     if (--pending_[task] == 0) Finish(task);
@@ -330,6 +378,7 @@ class Runner {
   std::vector<int> waiting_, pending_;
   std::vector<std::vector<int>> succ_;
   std::unordered_map<sg::Activity*, Owned> owner_;
+  std::unordered_map<sg::Activity*, std::vector<Flow>> delayed_;  // flows to start when a delay ends
   std::vector<sg::ActivityPtr> graveyard_;
   std::vector<sg::ExecPtr> shadow_;  // by GPU, created on first use
   std::vector<int> active_dp_;        // DP collectives running on each GPU

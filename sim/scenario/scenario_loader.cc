@@ -40,6 +40,24 @@ NodeSpec ResolveNode(const YamlView& v) {
   return Resolve<NodeSpec>(v, "node topology", NodePath, BundledNodes, ParseNode);
 }
 
+}  // namespace
+
+NodeSpec LoadNode(const std::string& name_or_path, const std::string& flag) {
+  const std::vector<std::string> names = BundledNodes();
+  const bool bundled = std::find(names.begin(), names.end(), name_or_path) != names.end();
+  std::error_code ec;
+  if (!bundled && !std::filesystem::is_regular_file(name_or_path, ec))
+    throw InputError(Location{flag, 0, 0}, "",
+                     "\"" + Shown(name_or_path) + "\" is neither a bundled node topology" +
+                         SuggestionSuffix(name_or_path.substr(0, 64), names) + " nor a YAML file");
+  const std::string path = bundled ? NodePath(name_or_path) : name_or_path;
+  auto src = std::make_shared<YamlSource>(YamlSource{path, {}});
+  const std::string stem = std::filesystem::path(path).stem().string();
+  return ParseNode(YamlView(LoadYamlFile(path), "", src), stem);
+}
+
+namespace {
+
 ClusterSpec ParseCluster(const YamlView& v) {
   v.ExpectKeys({"node", "nodes", "gpus_per_node"});
   ClusterSpec c;

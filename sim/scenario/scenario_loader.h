@@ -15,4 +15,9 @@ namespace pf {
 // column, key and bad value on any problem.
 Scenario LoadScenario(const std::string& path, const std::vector<std::string>& overrides = {});
 
+// A node topology: the name of a bundled one (topologies/<name>.yaml) or the
+// path of a YAML file of the same form. Throws InputError (`flag` names
+// where the argument came from) when it is neither, or on a bad file.
+NodeSpec LoadNode(const std::string& name_or_path, const std::string& flag = "node");
+
 }  // namespace pf

@@ -88,8 +88,12 @@ NodeSpec ParseNode(const YamlView& v, const std::string& default_name) {
   n.gpus_per_node = v.Get("gpus_per_node").Int(1, 1024);
 
   YamlView ic = v.Get("interconnect");
-  ic.ExpectKeys({"kind", "bandwidth", "latency", "root_complex_bandwidth"});
+  ic.ExpectKeys({"kind", "bandwidth", "latency", "root_complex_bandwidth", "nvlink_gen", "nvls"});
   n.intra_kind = ic.Get("kind").Enum<IntraKind>();
+  if (ic.Has("nvlink_gen")) n.nvlink_gen = ic.Get("nvlink_gen").Int(1, 9);
+  if (ic.Has("nvls")) n.nvls = ic.Get("nvls").Bool();
+  if (n.nvls && n.intra_kind != IntraKind::kNvswitch)
+    ic.Get("nvls").Fail("NVLS (in-switch reduction) needs kind: nvswitch");
   n.intra_bandwidth = ic.Get("bandwidth").AsBandwidth();
   n.intra_latency = ic.Get("latency").AsSeconds(true);
   if (n.intra_kind == IntraKind::kPcie)

@@ -56,6 +56,8 @@ struct NodeSpec {
   GpuSpec gpu;
   int gpus_per_node = 0;
   IntraKind intra_kind = IntraKind::kNvswitch;
+  int nvlink_gen = 0;               // NVLink generation (0: unknown or none)
+  bool nvls = false;                // the NVSwitch reduces in the switch (NVLink SHARP)
   BytesPerSecond intra_bandwidth;   // per GPU per direction
   Seconds intra_latency;
   BytesPerSecond root_complex_bandwidth;  // pcie only: shared CPU path

@@ -223,7 +223,11 @@ void Checker::Lanes(int i, const std::string& kind, uint32_t lanes, uint32_t str
 void Checker::Collective(int i, const preflight::Collective& c) {
   if (!preflight::CollectiveKind_IsValid(c.kind()))
     TaskFail(i, ".collective.kind", Num(c.kind()) +
-                                        " is not a collective kind (ALL_REDUCE, ALL_GATHER or REDUCE_SCATTER)");
+                                        " is not a collective kind (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, "
+                                        "BROADCAST or ALL_TO_ALL)");
+  if (!preflight::Algorithm_IsValid(c.algorithm()))
+    TaskFail(i, ".collective.algorithm", Num(c.algorithm()) +
+                                             " is not an algorithm (ALGORITHM_AUTO, RING, TREE or NVLS)");
   const long long n = c.gpus_size();
   if (n == 0) TaskFail(i, ".collective.gpus", "none listed");
   if (n > gpus_)

@@ -114,5 +114,29 @@ check "a huge step is refused at once, in one line" test $rc -eq 2 -a "$(wc -l <
 "$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --max-tasks 0 >/dev/null 2>err.txt; rc=$?
 check "--max-tasks 0 exits 2" test $rc -eq 2
 
+# simulate collectives: an nccl-tests table, JSON rows, one-line errors.
+"$SIM" collectives a100-80gb-sxm-8x --op all_reduce --gpus 8 --sizes 1M:8M >coll.txt 2>err.txt; rc=$?
+check "collectives exits 0" test $rc -eq 0
+check "collectives table has 4 sizes" test "$(grep -c ' float ' coll.txt)" -eq 4
+check "collectives table header" grep -q "algbw" coll.txt
+"$SIM" collectives h100-sxm-8x --nodes 2 --sizes 1G --format json >coll.json; rc=$?
+check "collectives json exits 0" test $rc -eq 0
+for key in size_bytes time_s algbw_gbps busbw_gbps; do
+  check "collectives json has $key" grep -q "\"$key\"" coll.json
+done
+"$SIM" collectives a100-80gb-sxm-8x --algo nvls >/dev/null 2>err.txt; rc=$?
+check "nvls on A100 exits 2" test $rc -eq 2
+check "nvls on A100 says why" grep -q -- "--algo: NCCL offers no nvls algorithm" err.txt
+"$SIM" collectives no-such-node >/dev/null 2>err.txt; rc=$?
+check "unknown topology exits 2" test $rc -eq 2
+check "unknown topology one line" test "$(wc -l <err.txt)" -eq 1
+"$SIM" collectives a100-80gb-sxm-8x --sizes 8G:1M >/dev/null 2>err.txt; rc=$?
+check "reversed sizes exit 2" test $rc -eq 2
+"$SIM" collectives a100-80gb-sxm-8x --sizes 1X >/dev/null 2>err.txt; rc=$?
+check "bad size exits 2" test $rc -eq 2
+check "bad size names the flag" grep -q -- "--sizes" err.txt
+"$SIM" collectives a100-80gb-sxm-8x --gpus 12 >/dev/null 2>err.txt; rc=$?
+check "too many GPUs per node exits 2" test $rc -eq 2
+
 echo "cli: $pass passed, $fail failed"
 test $fail -eq 0

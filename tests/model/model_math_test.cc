@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include "sim/collectives/nccl.h"
-#include "sim/collectives/ring.h"
 #include "sim/model/model_math.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/workload/schedule_1f1b.h"

@@ -229,7 +229,7 @@ const std::vector<Case>& Cases() {
       // Collectives.
       {"CollectiveKindUnknown",
        [](Workload& w) { w.mutable_tasks(1)->mutable_collective()->set_kind(preflight::CollectiveKind(7)); }, 2,
-       "w.pb: tasks[1].collective.kind: 7 is not a collective kind (ALL_REDUCE, ALL_GATHER or REDUCE_SCATTER)"},
+       "w.pb: tasks[1].collective.kind: 7 is not a collective kind (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, BROADCAST or ALL_TO_ALL)"},
       {"CollectiveWithoutGpus", [](Workload& w) { AppendCollective(w, {}); }, 2,
        "w.pb: tasks[257].collective.gpus: none listed (task \"extra\")"},
       {"CollectiveGpuBeyond", [](Workload& w) { w.mutable_tasks(1)->mutable_collective()->set_gpus(7, 1u << 31); },

@@ -1,0 +1,25 @@
+// `simulate collectives`: one 1 GB all-reduce on 512 GPUs (64 DGX A100
+// nodes), the whole command path but the printing (node load, plan, forked
+// SimGrid run). Target: under 0.05 s wall clock on one core.
+#include <benchmark/benchmark.h>
+
+#include "sim/job/collectives_bench.h"
+#include "sim/scenario/scenario_loader.h"
+
+namespace {
+
+void BM_AllReduce1GB512Gpus(benchmark::State& state) {
+  for (auto _ : state) {
+    pf::CollectiveBench b;
+    b.cluster.node = pf::LoadNode("a100-80gb-sxm-8x");
+    b.cluster.nodes = 64;
+    b.gpus = 512;
+    b.sizes_bytes = {1e9};
+    const auto rows = pf::RunCollectiveBench(b);
+    benchmark::DoNotOptimize(rows);
+    state.counters["busbw_GBps"] = rows[0].busbw_gbps;
+  }
+}
+BENCHMARK(BM_AllReduce1GB512Gpus)->Unit(benchmark::kMillisecond);
+
+}  // namespace

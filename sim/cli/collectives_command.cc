@@ -1,0 +1,100 @@
+#include "sim/cli/collectives_command.h"
+
+#include <cctype>
+#include <cmath>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/base/error.h"
+#include "sim/base/quantity_parse.h"
+#include "sim/job/collectives_bench.h"
+#include "sim/report/collectives_report.h"
+#include "sim/scenario/scenario_loader.h"
+
+namespace pf {
+
+namespace {
+
+// One size: a number with nccl-tests' binary suffix K, M, G or T (1M =
+// 2^20 bytes, as nccl-tests -b/-e read it), or a quantity with a unit
+// ("1GB", "256MiB").
+double ParseSize(const std::string& text) {
+  static const std::string kSuffixes = "KMGT";
+  if (!text.empty()) {
+    const char last = static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())));
+    const auto at = kSuffixes.find(last);
+    std::string digits = at == std::string::npos ? text : text.substr(0, text.size() - 1);
+    char* end = nullptr;
+    const double v = std::strtod(digits.c_str(), &end);
+    if (!digits.empty() && end == digits.c_str() + digits.size() && std::isfinite(v) && v > 0)
+      return v * std::pow(1024.0, at == std::string::npos ? 0 : double(at) + 1);
+  }
+  const ParsedQuantity q = ParseQuantity(text, Dimension::kBytes);
+  if (!q.value || !(*q.value > 0))
+    throw InputError(Location{"--sizes"}, "", "\"" + Shown(text) +
+                                                  "\" is not a size: write 1M, 8G (nccl-tests, 2^20 and 2^30 "
+                                                  "bytes) or 1GB, 256MiB");
+  return *q.value;
+}
+
+// "FIRST:LAST" doubling, or one size. At most 1 PB.
+std::vector<double> ParseSizes(const std::string& text) {
+  const auto colon = text.find(':');
+  const double first = ParseSize(text.substr(0, colon));
+  const double last = colon == std::string::npos ? first : ParseSize(text.substr(colon + 1));
+  if (last < first || last > 1e15)
+    throw InputError(Location{"--sizes"}, "", "\"" + Shown(text) +
+                                                  "\": the last size must be at least the first and at most 1 PB");
+  return DoublingSizes(first, last);
+}
+
+}  // namespace
+
+int CollectivesCommand(int argc, char** argv) {
+  CLI::App app{"Simulate one collective over a range of sizes, as nccl-tests measures it", "simulate collectives"};
+  std::string topology, op = "all_reduce", sizes = "1M:1G", algo, format = "text";
+  int gpus = 0, nodes = 1;
+  app.add_option("topology", topology, "bundled node topology name, or a node YAML file")->required();
+  app.add_option("--op", op, "collective")
+      ->check(CLI::IsMember({"all_reduce", "all_gather", "reduce_scatter", "broadcast", "alltoall", "sendrecv"}));
+  app.add_option("--gpus", gpus, "GPUs taking part, in all (default: every GPU of the nodes)")
+      ->check(CLI::Range(2, 1 << 20));
+  app.add_option("--nodes", nodes, "nodes taking part (default 1)")->check(CLI::Range(1, 1 << 16));
+  app.add_option("--sizes", sizes, "FIRST:LAST (doubling, as nccl-tests -b/-e -f 2) or one size");
+  app.add_option("--algo", algo, "force an algorithm (default: NCCL's choice)")
+      ->check(CLI::IsMember({"ring", "tree", "nvls"}));
+  app.add_option("--format", format, "output format")->check(CLI::IsMember({"text", "json"}));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    CollectiveBench b;
+    b.cluster.node = LoadNode(topology, "topology");
+    b.cluster.nodes = nodes;
+    b.kind = *ParseCollectiveKind(op);
+    b.gpus = gpus > 0 ? gpus : nodes * b.cluster.node.gpus_per_node;
+    b.sizes_bytes = ParseSizes(sizes);
+    if (!algo.empty()) b.algorithm = ParseAlgorithm(algo);
+    if (const std::string problem = CheckCollectiveBench(b); !problem.empty()) {
+      std::cerr << "simulate collectives: " << problem << "\n";
+      return 2;
+    }
+    const auto rows = RunCollectiveBench(b);
+    std::cout << (format == "json" ? RenderCollectivesJson(b, rows) : RenderCollectivesText(b, rows));
+    return 0;
+  } catch (const InputError& e) {
+    std::cerr << "simulate collectives: " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "simulate collectives: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "simulate collectives: internal error: " << e.what() << "\n";
+    return 3;
+  }
+}
+
+}  // namespace pf

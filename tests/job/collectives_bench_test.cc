@@ -1,0 +1,97 @@
+// `simulate collectives` through SimGrid against the published nccl-tests
+// figures (tests/data/): the whole single-node all-reduce curves of 8x A100
+// and 8x H100 (within 10% from 32 MB, 25% below) and the multi-node rows
+// of nccl_misc.csv (within 15%); and the checks on its input.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "sim/base/csv.h"
+#include "sim/calibration/nccl_fit.h"
+#include "sim/job/collectives_bench.h"
+#include "sim/scenario/scenario_loader.h"
+
+namespace pf {
+namespace {
+
+std::string Data(const std::string& f) { return std::string(PREFLIGHT_SOURCE_DIR) + "/tests/data/" + f; }
+
+CollectiveBench Bench(const std::string& node, int nodes, std::vector<double> sizes) {
+  CollectiveBench b;
+  b.cluster.node = LoadNode(node);
+  b.cluster.nodes = nodes;
+  b.gpus = nodes * b.cluster.node.gpus_per_node;
+  b.sizes_bytes = std::move(sizes);
+  return b;
+}
+
+TEST(CollectivesBench, ReproducesTheSingleNodeAllReduceCurves) {
+  std::map<std::string, std::vector<NcclCurvePoint>> by_node;
+  for (const auto& p : LoadNcclCurves(PREFLIGHT_SOURCE_DIR)) by_node[p.node].push_back(p);
+  ASSERT_EQ(by_node.size(), 2u);
+  for (const auto& [node, points] : by_node) {
+    std::vector<double> sizes;
+    for (const auto& p : points) sizes.push_back(p.size_bytes);
+    const auto rows = RunCollectiveBench(Bench(node, 1, sizes));
+    ASSERT_EQ(rows.size(), points.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const double err = rows[i].busbw_gbps / points[i].busbw_gbps - 1;
+      EXPECT_LT(std::abs(err), points[i].size_bytes >= 32e6 ? 0.10 : 0.25)
+          << node << " " << points[i].size_bytes << ": " << rows[i].busbw_gbps << " vs "
+          << points[i].busbw_gbps;
+    }
+  }
+}
+
+TEST(CollectivesBench, ReproducesTheMultiNodeRows) {
+  const std::string misc = Data("nccl_misc.csv");
+  std::vector<double> busbw;
+  for (const CsvRow& r : ReadCsv(misc)) busbw.push_back(CsvNumber(r, "busbw_gbps", misc));
+  ASSERT_EQ(busbw.size(), 3u);
+  // "large" messages: 8 GiB. DGX A100, 8x 200 Gb/s HDR per node (2 nodes).
+  const auto dgx = RunCollectiveBench(Bench("a100-80gb-sxm-8x", 2, {8.0 * (1 << 30)}));
+  EXPECT_NEAR(dgx[0].busbw_gbps / busbw[1], 1, 0.15) << dgx[0].busbw_gbps;
+  // 3 nodes x 8 A100 with 4x 200 Gb/s HDR per node.
+  CollectiveBench four = Bench("a100-80gb-sxm-8x", 3, {8.0 * (1 << 30)});
+  four.cluster.node.nics = 4;
+  const auto rows = RunCollectiveBench(four);
+  EXPECT_NEAR(rows[0].busbw_gbps / busbw[2], 1, 0.15) << rows[0].busbw_gbps;
+  // 8x H100 ring at 8 GiB (NVLS off).
+  CollectiveBench ring = Bench("h100-sxm-8x", 1, {8.0 * (1 << 30)});
+  ring.algorithm = Algorithm::kRing;
+  EXPECT_NEAR(RunCollectiveBench(ring)[0].busbw_gbps / busbw[0], 1, 0.15);
+}
+
+TEST(CollectivesBench, EveryOpRunsAndBusBandwidthStaysBelowTheLinks) {
+  for (auto kind : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
+                    CollectiveKind::kBroadcast, CollectiveKind::kAllToAll, CollectiveKind::kSendRecv}) {
+    CollectiveBench b = Bench("a100-80gb-sxm-8x", 2, DoublingSizes(1 << 20, 1 << 30));
+    b.kind = kind;
+    const auto rows = RunCollectiveBench(b);
+    ASSERT_EQ(rows.size(), 11u) << Name(kind);
+    for (const auto& r : rows) {
+      EXPECT_GT(r.time_s, 0) << Name(kind);
+      EXPECT_LT(r.busbw_gbps, 300) << Name(kind) << " " << r.size_bytes;  // NVLink 3: 300 GB/s per direction
+    }
+  }
+}
+
+TEST(CollectivesBench, RefusesWhatItCannotRun) {
+  CollectiveBench b = Bench("a100-80gb-sxm-8x", 1, {1e6});
+  b.gpus = 16;
+  EXPECT_NE(CheckCollectiveBench(b).find("--gpus"), std::string::npos);
+  b = Bench("a100-80gb-sxm-8x", 3, {1e6});
+  b.gpus = 16;
+  EXPECT_NE(CheckCollectiveBench(b).find("divide"), std::string::npos);
+  b = Bench("a100-80gb-sxm-8x", 1, {1e6});
+  b.algorithm = Algorithm::kNvls;
+  EXPECT_NE(CheckCollectiveBench(b).find("--algo"), std::string::npos);
+  b = Bench("h100-sxm-8x", 2, {1e6});
+  b.algorithm = Algorithm::kNvls;
+  EXPECT_NE(CheckCollectiveBench(b).find("nvls"), std::string::npos);
+  b.algorithm = Algorithm::kTree;
+  EXPECT_EQ(CheckCollectiveBench(b), "");
+}
+
+}  // namespace
+}  // namespace pf
