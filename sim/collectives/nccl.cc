@@ -20,6 +20,15 @@ double NvlinkEfficiency(int generation) {
 // staff in NVIDIA/nccl issue 1576) and 84.8 of 100 GB/s (3 nodes, 4x HDR,
 // NVIDIA/nccl-tests issue 119); mean of 0.96 and 0.848.
 double NicEfficiency() { return (0.96 + 0.848) / 2; }
+// NCCL over TCP sockets: 4-6 GB/s bus bandwidth on 100 Gb/s (12.5 GB/s)
+// Ethernet, 4 nodes x 8 V100, the best settings (NVIDIA/nccl issue 450):
+// 5 / 12.5. RoCE has no published figure in tests/data/: it takes
+// InfiniBand's (assumption; RDMA over a lossless fabric either way).
+double TcpSocketEfficiency() { return 5.0 / 12.5; }
+// InfiniBand verbs without GPUDirect RDMA: about 6 GB/s of the 12 expected
+// on 100 Gb/s (NVIDIA/nccl issue 465): the proxy's copy through host
+// memory, not the wire, is the limit.
+BytesPerSecond HostStagingBandwidth() { return BytesPerSecond(6e9); }
 // Host-to-device copies: 26 of 32 GB/s on A100 (PCIe 4.0 x16) and 51 of
 // 64 GB/s on H100 (PCIe 5.0) (gpus.csv notes): 0.81 and 0.80.
 double PcieEfficiency() { return (26.0 / 32 + 51.0 / 64) / 2; }

@@ -18,8 +18,12 @@ namespace pf {
 // platform gives SimGrid links line rate x this.
 // NVLink by generation (0 = unknown: the mean of the measured ones).
 double NvlinkEfficiency(int generation);
-double NicEfficiency();
+double NicEfficiency();      // RDMA (InfiniBand; RoCE assumed the same)
+double TcpSocketEfficiency();  // NCCL's socket transport
 double PcieEfficiency();
+// Without GPUDirect RDMA a CPU proxy thread copies each NIC's bytes
+// between GPU and host memory: per NIC, per direction.
+BytesPerSecond HostStagingBandwidth();
 
 // The constants of the latency-bandwidth model. Per ring or chain step a
 // protocol costs `step_latency` plus the hop's link latency; LL moves half

@@ -25,9 +25,16 @@ GroupPaths PathsOf(const ClusterSpec& c, const std::vector<int>& group) {
     const int r = (g % n.gpus_per_node) * n.nics / n.gpus_per_node;
     if (!rail[r]) rail[r] = true, ++rails;
   }
-  p.inter = n.nic_bandwidth * (NicEfficiency() * std::max(1, rails));
+  // Per NIC: its achieved rate, or the proxy's copy rate when slower.
+  double per_nic = n.nic_bandwidth.value() * AchievedNicFraction(n);
+  if (!n.gpudirect_rdma) per_nic = std::min(per_nic, HostStagingBandwidth().value());
+  p.inter = BytesPerSecond(per_nic * std::max(1, rails));
   p.inter_hop = n.nic_latency;
   return p;
+}
+
+double AchievedNicFraction(const NodeSpec& n) {
+  return n.nic_kind == NicKind::kTcp ? TcpSocketEfficiency() : NicEfficiency();
 }
 
 }  // namespace pf

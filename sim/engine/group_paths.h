@@ -16,4 +16,8 @@ namespace pf {
 // / gpus_per_node), with each hop's link latency.
 GroupPaths PathsOf(const ClusterSpec& c, const std::vector<int>& group);
 
+// The achieved fraction of a NIC's line rate for its kind (RDMA or TCP
+// sockets; collectives/nccl.h).
+double AchievedNicFraction(const NodeSpec& n);
+
 }  // namespace pf

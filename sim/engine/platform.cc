@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sim/collectives/nccl.h"
+#include "sim/engine/group_paths.h"
 #include "sim/spec/spec.h"
 
 namespace pf {
@@ -20,6 +21,7 @@ sg::Link* MakeLink(sg::NetZone* zone, const std::string& name, double bytes_per_
 struct NodeElements {
   std::vector<sg::Host*> gpus;
   std::vector<sg::Link*> intra_out, intra_in, pcie_out, pcie_in, nic_out, nic_in;
+  std::vector<sg::Link*> staging_out, staging_in;  // without GPUDirect RDMA, per NIC
   sg::Host* cpu = nullptr;
   sg::Link* root_complex = nullptr;  // PCIe nodes only
 };
@@ -46,10 +48,15 @@ NodeElements MakeNodeElements(sg::NetZone* zone, const NodeSpec& n, const std::s
     out.gpus.push_back(e.gpus.back());
   }
   for (int r = 0; r < n.nics; ++r) {
-    double bw = n.nic_bandwidth.value() * NicEfficiency();
+    double bw = n.nic_bandwidth.value() * AchievedNicFraction(n);
     std::string nr = p + "nic" + std::to_string(r);
     e.nic_out.push_back(MakeLink(zone, nr + "_out", bw, n.nic_latency.value()));
     e.nic_in.push_back(MakeLink(zone, nr + "_in", bw, 0));
+    if (!n.gpudirect_rdma) {
+      const double staging = HostStagingBandwidth().value();
+      e.staging_out.push_back(MakeLink(zone, nr + "_staging_out", staging, n.host_link_latency.value()));
+      e.staging_in.push_back(MakeLink(zone, nr + "_staging_in", staging, n.host_link_latency.value()));
+    }
   }
   // The node's host: a CPU with host memory, reached over each GPU's PCIe.
   e.cpu = zone->create_host(p + "cpu", 1e9)->seal();
@@ -79,11 +86,18 @@ void AddNodeRoutes(sg::NetZone* zone, const NodeSpec& n, const NodeElements& e,
     }
     zone->add_route(at(e.cpu), at(e.gpus[i]), nullptr, nullptr, {sg::LinkInRoute(e.pcie_in[i])}, false);
     zone->add_route(at(e.gpus[i]), at(e.cpu), nullptr, nullptr, {sg::LinkInRoute(e.pcie_out[i])}, false);
+    // To and from the fabric: the GPU's PCIe, then (without GPUDirect
+    // RDMA) the proxy's copy through host memory, then its rail's NIC.
     const int rail = i * n.nics / g;
-    zone->add_route(at(e.gpus[i]), gw, nullptr, nullptr,
-                    {sg::LinkInRoute(e.pcie_out[i]), sg::LinkInRoute(e.nic_out[rail])}, false);
-    zone->add_route(gw, at(e.gpus[i]), nullptr, nullptr,
-                    {sg::LinkInRoute(e.nic_in[rail]), sg::LinkInRoute(e.pcie_in[i])}, false);
+    std::vector<sg::LinkInRoute> out = {sg::LinkInRoute(e.pcie_out[i])}, in = {sg::LinkInRoute(e.nic_in[rail])};
+    if (!n.gpudirect_rdma) {
+      out.push_back(sg::LinkInRoute(e.staging_out[rail]));
+      in.push_back(sg::LinkInRoute(e.staging_in[rail]));
+    }
+    out.push_back(sg::LinkInRoute(e.nic_out[rail]));
+    in.push_back(sg::LinkInRoute(e.pcie_in[i]));
+    zone->add_route(at(e.gpus[i]), gw, nullptr, nullptr, out, false);
+    zone->add_route(gw, at(e.gpus[i]), nullptr, nullptr, in, false);
   }
 }
 

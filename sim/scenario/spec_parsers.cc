@@ -93,7 +93,7 @@ NodeSpec ParseNode(const YamlView& v, const std::string& default_name) {
   if (ic.Has("nvlink_gen")) n.nvlink_gen = ic.Get("nvlink_gen").Int(1, 9);
   if (ic.Has("nvls")) n.nvls = ic.Get("nvls").Bool();
   if (n.nvls && n.intra_kind != IntraKind::kNvswitch)
-    ic.Get("nvls").Fail("NVLS (in-switch reduction) needs kind: nvswitch");
+    ic.Get("nvls").Fail("true, but NVLS (in-switch reduction) needs kind: nvswitch");
   n.intra_bandwidth = ic.Get("bandwidth").AsBandwidth();
   n.intra_latency = ic.Get("latency").AsSeconds(true);
   if (n.intra_kind == IntraKind::kPcie)
@@ -105,8 +105,13 @@ NodeSpec ParseNode(const YamlView& v, const std::string& default_name) {
   n.host_link_latency = host.Get("latency").AsSeconds(true);
 
   YamlView nics = v.Get("nics");
-  nics.ExpectKeys({"count", "bandwidth", "latency"});
+  nics.ExpectKeys({"count", "bandwidth", "latency", "kind", "gpudirect_rdma"});
   n.nics = nics.Get("count").Int(1, 64);
+  if (nics.Has("kind")) n.nic_kind = nics.Get("kind").Enum<NicKind>();
+  if (nics.Has("gpudirect_rdma")) n.gpudirect_rdma = nics.Get("gpudirect_rdma").Bool();
+  if (n.nic_kind == NicKind::kTcp && n.gpudirect_rdma && nics.Has("gpudirect_rdma"))
+    nics.Get("gpudirect_rdma").Fail("true, but TCP sockets cannot write GPU memory (set false or kind: roce)");
+  if (n.nic_kind == NicKind::kTcp) n.gpudirect_rdma = false;
   n.nic_bandwidth = nics.Get("bandwidth").AsBandwidth();
   n.nic_latency = nics.Get("latency").AsSeconds(true);
   if (v.Has("cpu_memory")) n.cpu_memory = v.Get("cpu_memory").AsBytes();

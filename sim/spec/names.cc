@@ -11,6 +11,12 @@ const NameTable<Position>& NamesOf(Position) {
       {Position::kRope, "rope"}, {Position::kLearned, "learned"}, {Position::kAlibi, "alibi"}};
   return t;
 }
+const NameTable<NicKind>& NamesOf(NicKind) {
+  static const NameTable<NicKind> t = {
+      {NicKind::kInfiniband, "infiniband"}, {NicKind::kRoce, "roce"}, {NicKind::kTcp, "tcp"}};
+  return t;
+}
+
 const NameTable<IntraKind>& NamesOf(IntraKind) {
   static const NameTable<IntraKind> t = {{IntraKind::kNvswitch, "nvswitch"},
                                          {IntraKind::kPcie, "pcie"}};

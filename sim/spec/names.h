@@ -18,6 +18,7 @@ using NameTable = std::vector<std::pair<E, const char*>>;
 const NameTable<FfnKind>& NamesOf(FfnKind);
 const NameTable<Position>& NamesOf(Position);
 const NameTable<IntraKind>& NamesOf(IntraKind);
+const NameTable<NicKind>& NamesOf(NicKind);
 const NameTable<Method>& NamesOf(Method);
 const NameTable<Precision>& NamesOf(Precision);
 const NameTable<Recompute>& NamesOf(Recompute);

@@ -49,6 +49,9 @@ struct GpuSpec {
 };
 
 enum class IntraKind { kNvswitch, kPcie };
+// What the NICs speak: RDMA over InfiniBand or over Ethernet (RoCE), or
+// plain TCP sockets (NCCL's socket transport).
+enum class NicKind { kInfiniband, kRoce, kTcp };
 
 // One server: GPUs, their interconnect, NICs (topologies/<node>.yaml).
 struct NodeSpec {
@@ -64,6 +67,10 @@ struct NodeSpec {
   BytesPerSecond host_link_bandwidth;     // GPU <-> CPU/NIC PCIe, per direction
   Seconds host_link_latency;
   int nics = 0;
+  NicKind nic_kind = NicKind::kInfiniband;
+  // The NICs read and write GPU memory directly (GPUDirect RDMA); without
+  // it every byte is staged through host memory by a CPU proxy thread.
+  bool gpudirect_rdma = true;
   BytesPerSecond nic_bandwidth;  // per NIC per direction
   Seconds nic_latency;
   Bytes cpu_memory;

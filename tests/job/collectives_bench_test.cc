@@ -95,3 +95,32 @@ TEST(CollectivesBench, RefusesWhatItCannotRun) {
 
 }  // namespace
 }  // namespace pf
+
+namespace pf {
+namespace {
+
+// Without GPUDirect RDMA each NIC's bytes go through a CPU proxy's copy
+// (6 GB/s per NIC, nccl issue 465): a cliff on 200 Gb/s RoCE; TCP sockets
+// reach 0.4 of line rate (nccl issue 450) and never write GPU memory.
+TEST(CollectivesBench, GpuDirectOffAndTcpAreCliffsAcrossNodes) {
+  CollectiveBench b = Bench("a800-80gb-sxm-8x", 4, {1.0 * (1 << 30)});
+  b.cluster.node.nic_kind = NicKind::kRoce;
+  const double rdma = RunCollectiveBench(b)[0].busbw_gbps;
+  b.cluster.node.gpudirect_rdma = false;
+  const double staged = RunCollectiveBench(b)[0].busbw_gbps;
+  EXPECT_LT(staged, rdma / 3) << rdma << " vs " << staged;
+  // The staging caps each NIC at 6 GB/s: 4 NICs, a ring's bus bytes.
+  EXPECT_NEAR(staged / (4 * 6.0), 1, 0.05);
+  b.cluster.node.gpudirect_rdma = true;
+  b.cluster.node.nic_kind = NicKind::kTcp;
+  b.cluster.node.gpudirect_rdma = false;
+  EXPECT_LT(RunCollectiveBench(b)[0].busbw_gbps, rdma / 3);
+  // Inside one node nothing changes.
+  CollectiveBench one = Bench("a800-80gb-sxm-8x", 1, {1.0 * (1 << 30)});
+  const double nvlink = RunCollectiveBench(one)[0].busbw_gbps;
+  one.cluster.node.gpudirect_rdma = false;
+  EXPECT_DOUBLE_EQ(RunCollectiveBench(one)[0].busbw_gbps, nvlink);
+}
+
+}  // namespace
+}  // namespace pf
