@@ -63,6 +63,33 @@ double MeasuredSeconds(const NcclCurvePoint& p, int ranks) {
   return BusBytes(CollectiveKind::kAllReduce, ranks, Bytes(p.size_bytes)).value() / (p.busbw_gbps * 1e9);
 }
 
+// argmin |a x - b| over x >= 0 by dropping the columns that come out
+// negative (they stay 0) and solving again; columns no row constrains keep
+// their value in `keep`.
+Eigen::VectorXd NonNegativeLeastSquares(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
+                                        const Eigen::VectorXd& keep) {
+  std::vector<bool> free(a.cols(), true);
+  Eigen::VectorXd x = keep;
+  for (int round = 0; round < a.cols(); ++round) {
+    std::vector<int> cols;
+    for (int k = 0; k < a.cols(); ++k)
+      if (free[k] && a.col(k).norm() > 0) cols.push_back(k);
+    Eigen::MatrixXd sub(a.rows(), cols.size());
+    for (size_t j = 0; j < cols.size(); ++j) sub.col(j) = a.col(cols[j]);
+    const Eigen::VectorXd y = sub.colPivHouseholderQr().solve(b);
+    x = keep;
+    bool negative = false;
+    for (size_t j = 0; j < cols.size(); ++j) {
+      x[cols[j]] = y[j];
+      if (y[j] < 0) free[cols[j]] = false, negative = true;
+    }
+    for (int k = 0; k < a.cols(); ++k)
+      if (!free[k]) x[k] = 0;
+    if (!negative) break;
+  }
+  return x;
+}
+
 // Least squares on relative errors with every point run by the plan `c`
 // picks for it; constants that come out negative are held at zero.
 NcclConstants SolveAtPicks(const std::vector<NcclCurvePoint>& pts, const NcclConstants& c) {
@@ -88,25 +115,9 @@ NcclConstants SolveAtPicks(const std::vector<NcclCurvePoint>& pts, const NcclCon
     for (int k = 0; k < kUnknowns; ++k) a(i, k) = (time_at(zero + Eigen::VectorXd::Unit(kUnknowns, k)) - constant) * w;
     b[i] = 1 - constant * w;
   }
-  std::vector<bool> free(kUnknowns, true);
-  Eigen::VectorXd x = Eigen::VectorXd::Zero(kUnknowns);
-  for (int round = 0; round < kUnknowns; ++round) {
-    std::vector<int> cols;
-    for (int k = 0; k < kUnknowns; ++k)
-      if (free[k] && a.col(k).norm() > 0) cols.push_back(k);
-    Eigen::MatrixXd sub(n, cols.size());
-    for (size_t j = 0; j < cols.size(); ++j) sub.col(j) = a.col(cols[j]);
-    const Eigen::VectorXd y = sub.colPivHouseholderQr().solve(b);
-    x = at;  // unknowns no point constrains keep their value
-    bool negative = false;
-    for (size_t j = 0; j < cols.size(); ++j) {
-      x[cols[j]] = y[j];
-      if (y[j] < 0) free[cols[j]] = false, negative = true;
-    }
-    for (int k = 0; k < kUnknowns; ++k)
-      if (!free[k]) x[k] = 0;
-    if (!negative) break;
-  }
+  Eigen::VectorXd x = NonNegativeLeastSquares(a, b, at);
+  // 1 / NVLS efficiency held at zero would be an infinitely fast switch:
+  // keep the current value instead.
   if (x[4] <= 0) x[4] = at[4];
   return FromVec(x, c);
 }

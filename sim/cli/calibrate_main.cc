@@ -12,6 +12,7 @@
 #include "sim/base/error.h"
 #include "sim/calibration/fit.h"
 #include "sim/calibration/nccl_fit.h"
+#include "sim/cli/exit_status.h"
 
 namespace {
 
@@ -88,7 +89,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  try {
+  return pf::RunWithExitStatus("calibrate", [&] {
     if (nccl) {
       PrintNcclFit(root);
       return 0;
@@ -104,11 +105,5 @@ int main(int argc, char** argv) {
     std::cerr << "\n";
     PrintFit(rows, f);
     return 0;
-  } catch (const pf::InputError& e) {
-    std::cerr << "calibrate: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "calibrate: " << e.what() << "\n";
-    return 3;
-  }
+  });
 }

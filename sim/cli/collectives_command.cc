@@ -8,6 +8,7 @@
 
 #include "sim/base/error.h"
 #include "sim/base/quantity_parse.h"
+#include "sim/cli/exit_status.h"
 #include "sim/job/collectives_bench.h"
 #include "sim/report/collectives_report.h"
 #include "sim/scenario/scenario_loader.h"
@@ -57,20 +58,20 @@ int CollectivesCommand(int argc, char** argv) {
   int gpus = 0, nodes = 1;
   app.add_option("topology", topology, "bundled node topology name, or a node YAML file")->required();
   app.add_option("--op", op, "collective")
-      ->check(CLI::IsMember({"all_reduce", "all_gather", "reduce_scatter", "broadcast", "alltoall", "sendrecv"}));
+      ->check(CLI::IsMember(CollectiveKindNames()));
   app.add_option("--gpus", gpus, "GPUs taking part, in all (default: every GPU of the nodes)")
       ->check(CLI::Range(2, 1 << 20));
   app.add_option("--nodes", nodes, "nodes taking part (default 1)")->check(CLI::Range(1, 1 << 16));
   app.add_option("--sizes", sizes, "FIRST:LAST (doubling, as nccl-tests -b/-e -f 2) or one size");
   app.add_option("--algo", algo, "force an algorithm (default: NCCL's choice)")
-      ->check(CLI::IsMember({"ring", "tree", "nvls"}));
+      ->check(CLI::IsMember(AlgorithmNames()));
   app.add_option("--format", format, "output format")->check(CLI::IsMember({"text", "json"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  try {
+  return RunWithExitStatus("simulate collectives", [&] {
     CollectiveBench b;
     b.cluster.node = LoadNode(topology, "topology");
     b.cluster.nodes = nodes;
@@ -78,23 +79,12 @@ int CollectivesCommand(int argc, char** argv) {
     b.gpus = gpus > 0 ? gpus : nodes * b.cluster.node.gpus_per_node;
     b.sizes_bytes = ParseSizes(sizes);
     if (!algo.empty()) b.algorithm = ParseAlgorithm(algo);
-    if (const std::string problem = CheckCollectiveBench(b); !problem.empty()) {
-      std::cerr << "simulate collectives: " << problem << "\n";
-      return 2;
-    }
+    if (const std::string problem = CheckCollectiveBench(b); !problem.empty())
+      throw std::invalid_argument(problem);
     const auto rows = RunCollectiveBench(b);
     std::cout << (format == "json" ? RenderCollectivesJson(b, rows) : RenderCollectivesText(b, rows));
     return 0;
-  } catch (const InputError& e) {
-    std::cerr << "simulate collectives: " << e.what() << "\n";
-    return 2;
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "simulate collectives: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "simulate collectives: internal error: " << e.what() << "\n";
-    return 3;
-  }
+  });
 }
 
 }  // namespace pf

@@ -11,6 +11,7 @@
 
 #include "sim/base/error.h"
 #include "sim/cli/collectives_command.h"
+#include "sim/cli/exit_status.h"
 #include "sim/job/simulate.h"
 #include "sim/model/memory_model.h"
 #include "sim/report/report.h"
@@ -88,18 +89,9 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
-  try {
+  return pf::RunWithExitStatus("simulate", [&] {
     const pf::Result r = Run(o);
     std::cout << (o.format == "json" ? pf::RenderJson(r) : pf::RenderText(r));
     return o.fail_on_oom && !r.memory.fits ? 1 : 0;
-  } catch (const pf::InputError& e) {
-    std::cerr << "simulate: " << e.what() << "\n";
-    return 2;
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "simulate: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {  // a bug in Preflight, not in the input
-    std::cerr << "simulate: internal error: " << e.what() << "\n";
-    return 3;
-  }
+  });
 }

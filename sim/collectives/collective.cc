@@ -43,6 +43,17 @@ std::optional<Algorithm> ParseAlgorithm(const std::string& s) {
   return std::nullopt;
 }
 
+std::vector<std::string> CollectiveKindNames() {
+  std::vector<std::string> out;
+  for (const auto& [_, name] : kKinds) out.push_back(name);
+  return out;
+}
+std::vector<std::string> AlgorithmNames() {
+  std::vector<std::string> out;
+  for (const auto& [_, name] : kAlgorithms) out.push_back(name);
+  return out;
+}
+
 Bytes BusBytes(CollectiveKind kind, int n, Bytes size) {
   if (n <= 1) return Bytes(0);
   const double f = double(n - 1) / n;

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/base/units.h"
 
@@ -28,6 +29,8 @@ const char* Name(Algorithm a);       // "ring", "tree", "nvls"
 const char* Name(Protocol p);        // "LL", "LL128", "Simple"
 std::optional<CollectiveKind> ParseCollectiveKind(const std::string& s);
 std::optional<Algorithm> ParseAlgorithm(const std::string& s);
+std::vector<std::string> CollectiveKindNames();  // every Name(CollectiveKind), in order
+std::vector<std::string> AlgorithmNames();       // every Name(Algorithm), in order
 
 // Bytes each GPU sends in a ring collective over n GPUs of a `size` buffer,
 // the nccl-tests bus-bandwidth convention (busbw = this / time):

@@ -30,7 +30,8 @@ BytesPerSecond HostStagingBandwidth();
 // its bytes as flags (bandwidth 1/2 of Simple's, by its wire format); LL128
 // moves `ll128_bandwidth` of Simple's (fitted: lower than its 120/128 wire
 // format, as measured); a tree reaches `tree_bandwidth` of a ring's bus
-// bandwidth (NCCL's tuner, src/graph/tuning.cc: busBw x 0.92); NVLS costs
+// bandwidth (NCCL 2.21 src/graph/tuning.cc: Tree busBw = min(bw x 0.92, ...),
+// quoted in topologies/hardware_facts.md); NVLS costs
 // `nvls_latency` once and reaches `nvls_efficiency` of the NVLink line rate
 // per direction on each GPU's S bytes in and S out.
 struct NcclConstants {

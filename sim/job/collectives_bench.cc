@@ -53,7 +53,6 @@ std::vector<CollectiveBenchRow> RunCollectiveBench(const CollectiveBench& b) {
   const std::vector<int> group = Members(b);
   const int per_node = b.cluster.node.gpus_per_node;
   TaskGraph g;
-  std::vector<std::vector<int>> tasks;  // per size
   int prev = kNoTask;
   for (double size : b.sizes_bytes) {
     std::vector<int> ids;
@@ -62,54 +61,46 @@ std::vector<CollectiveBenchRow> RunCollectiveBench(const CollectiveBench& b) {
       for (size_t i = 0; i < group.size(); ++i)
         ids.push_back(g.Transfer("sendrecv", group[i], group[(i + 1) % group.size()], Bytes(size), 1));
     } else {
-      const int id = g.Collective(Name(b.kind), preflight::TP_COMM,
-                                  static_cast<preflight::CollectiveKind>(b.kind), group, Bytes(size), 1, 1);
-      ids.push_back(id);
+      ids.push_back(g.Collective(Name(b.kind), preflight::TP_COMM, static_cast<preflight::CollectiveKind>(b.kind),
+                                 group, Bytes(size), 1, 1));
     }
-    for (int id : ids) g.Dep(id, prev);
-    // A zero-time join keeps the sizes one after another.
+    // A zero-time join after each size keeps the sizes one after another;
+    // a size's time is from the previous join's end to its own.
     const int join = g.Compute(0, "join", Work{Seconds(0), Flops(0)});
-    for (int id : ids) g.Dep(join, id);
+    for (int id : ids) {
+      g.Dep(id, prev);
+      g.Dep(join, id);
+    }
     prev = join;
-    tasks.push_back(ids);
   }
   preflight::Workload w;
   g.Finish(w);
-  for (int i = 0; i < w.tasks_size(); ++i)
-    if (w.tasks(i).has_collective()) {
-      auto* c = w.mutable_tasks(i)->mutable_collective();
-      c->set_algorithm(ToProto(b.algorithm));
-    }
-  Scenario s;
-  s.cluster = b.cluster;
-  s.calibration.nccl_compute_share = 0;
+  for (auto& task : *w.mutable_tasks())
+    if (task.has_collective()) task.mutable_collective()->set_algorithm(ToProto(b.algorithm));
   w.set_gpus(b.cluster.gpus());
   w.set_gpus_per_node(per_node);
+  Scenario s;
+  s.cluster = b.cluster;
+  s.calibration.nccl_compute_share = 0;  // no compute to share the GPUs with
   const TaskTimes t = RunWorkload(s, w);
+  std::vector<double> join_ends;  // the joins are the only compute tasks, in order
+  for (int i = 0; i < w.tasks_size(); ++i)
+    if (w.tasks(i).has_compute()) join_ends.push_back(t.end_s[i]);
 
+  // What the model picked, for the table (the engine plans the same).
+  const std::vector<int> planned =
+      b.kind == CollectiveKind::kSendRecv ? std::vector<int>{group[0], group[1]} : group;
+  const GroupShape shape = ShapeOf(planned, per_node);
+  const GroupPaths paths = PathsOf(b.cluster, planned);
+  const int n = static_cast<int>(planned.size());
   std::vector<CollectiveBenchRow> rows;
-  size_t next = 0;
   for (size_t k = 0; k < b.sizes_bytes.size(); ++k) {
-    // The tasks of size k are the next non-join tasks in order.
-    double start = 1e300, end = 0;
-    size_t found = 0;
-    for (; next < size_t(w.tasks_size()) && found < tasks[k].size(); ++next) {
-      const auto& task = w.tasks(next);
-      if (task.has_compute()) continue;
-      start = std::min(start, t.start_s[next]);
-      end = std::max(end, t.end_s[next]);
-      ++found;
-    }
     CollectiveBenchRow r;
     r.size_bytes = b.sizes_bytes[k];
-    r.time_s = end - start;
+    r.time_s = join_ends[k] - (k == 0 ? 0 : join_ends[k - 1]);
     r.algbw_gbps = r.size_bytes / r.time_s / 1e9;
-    const int n = b.kind == CollectiveKind::kSendRecv ? 2 : b.gpus;
     r.busbw_gbps = r.algbw_gbps * (BusBytes(b.kind, n, Bytes(r.size_bytes)).value() / r.size_bytes);
-    const std::vector<int> planned =
-        b.kind == CollectiveKind::kSendRecv ? std::vector<int>{group[0], group[1]} : group;
-    const auto plan = PlanCollective(b.kind, ShapeOf(planned, per_node), PathsOf(b.cluster, planned),
-                                     Bytes(r.size_bytes), NcclConstants(), b.algorithm);
+    const auto plan = PlanCollective(b.kind, shape, paths, Bytes(r.size_bytes), NcclConstants(), b.algorithm);
     if (plan) r.algorithm = plan->algorithm, r.protocol = plan->protocol;
     rows.push_back(r);
   }

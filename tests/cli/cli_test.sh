@@ -137,6 +137,17 @@ check "bad size exits 2" test $rc -eq 2
 check "bad size names the flag" grep -q -- "--sizes" err.txt
 "$SIM" collectives a100-80gb-sxm-8x --gpus 12 >/dev/null 2>err.txt; rc=$?
 check "too many GPUs per node exits 2" test $rc -eq 2
+check "too many GPUs per node says why" grep -q -- "--gpus: 12 GPUs per node, but a100-80gb-sxm-8x has 8; add --nodes" err.txt
+"$SIM" collectives a100-80gb-sxm-8x --op allreduce >/dev/null 2>err.txt; rc=$?
+check "unknown --op exits 2" test $rc -eq 2
+check "unknown --op names the flag" grep -q -- "--op" err.txt
+"$SIM" collectives a100-80gb-sxm-8x --algo double_tree >/dev/null 2>err.txt; rc=$?
+check "unknown --algo exits 2" test $rc -eq 2
+"$SIM" collectives a100-80gb-sxm-8x --nodes 0 >/dev/null 2>err.txt; rc=$?
+check "--nodes 0 exits 2" test $rc -eq 2
+"$SIM" collectives a100-80gb-sxm-8x --nodes 3 --gpus 16 >/dev/null 2>err.txt; rc=$?
+check "uneven GPUs per node exit 2" test $rc -eq 2
+check "uneven GPUs per node says why" grep -q "16 GPUs do not divide evenly among 3 nodes" err.txt
 
 echo "cli: $pass passed, $fail failed"
 test $fail -eq 0

@@ -109,6 +109,8 @@ std::vector<Case> Cases() {
        "cluster.node.nics.kind", "\"rocev3\"", "did you mean 'roce'?"},
       {"TcpWithGpuDirect", With(kInline, {{"latency: 2us}", "latency: 2us, kind: tcp, gpudirect_rdma: true}"}}),
        9, 83, "cluster.node.nics.gpudirect_rdma", "true", "TCP sockets cannot write GPU memory"},
+      {"NvlinkGenOutOfRange", With(kInline, {{"kind: nvswitch", "kind: nvswitch, nvlink_gen: 12"}}), 7, 48,
+       "cluster.node.interconnect.nvlink_gen", "12", "out of range (must be between 1 and 9)"},
       {"NvlsOnPcie", With(kInline, {{"kind: nvswitch", "kind: pcie, nvls: true"}}), 7, 38,
        "cluster.node.interconnect.nvls", "true", "needs kind: nvswitch"},
       {"ZeroSize", With(kInline, {{"1TiB", "0GiB"}}), 10, 17, "cluster.node.cpu_memory",
