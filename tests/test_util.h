@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -29,6 +30,14 @@ inline std::vector<std::string> BundledScenarios() {
     if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// `text` as a GoogleTest parameter name: every character that is not a
+// letter or digit becomes '_'.
+inline std::string TestName(std::string text) {
+  for (char& c : text)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return text;
 }
 
 inline std::string ReadFile(const std::string& path) {

@@ -28,12 +28,7 @@ TEST_P(Reference, PredictionIsWithin15PercentOfThePublishedRun) {
 
 INSTANTIATE_TEST_SUITE_P(Rows, Reference,
                          ::testing::ValuesIn(LoadReferenceRows(testing_util::kRoot)),
-                         [](const auto& info) {
-                           std::string n = info.param.label;
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+                         [](const auto& info) { return testing_util::TestName(info.param.label); });
 
 TEST(Reference, EveryPublishedRowIsHeld) {
   // Five Megatron SC21 rows and five llm-foundry rows.

@@ -44,12 +44,7 @@ TEST_P(Golden, TextAndJsonReportsAreUnchanged) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenarios, Golden, ::testing::ValuesIn(BundledScenarios()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+                         [](const auto& info) { return testing_util::TestName(info.param); });
 
 }  // namespace
 }  // namespace pf

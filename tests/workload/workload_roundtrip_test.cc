@@ -33,12 +33,7 @@ TEST_P(BundledWorkload, PassesTheChecks) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenarios, BundledWorkload, ::testing::ValuesIn(BundledScenarios()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+                         [](const auto& info) { return testing_util::TestName(info.param); });
 
 TEST(WorkloadReplay, ReproducesTheReportByteForByte) {
   const std::string built = RenderJson(Simulate(Base()));
