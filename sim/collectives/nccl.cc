@@ -29,9 +29,13 @@ double TcpSocketEfficiency() { return 5.0 / 12.5; }
 // on 100 Gb/s (NVIDIA/nccl issue 465): the proxy's copy through host
 // memory, not the wire, is the limit.
 BytesPerSecond HostStagingBandwidth() { return BytesPerSecond(6e9); }
-// Host-to-device copies: 26 of 32 GB/s on A100 (PCIe 4.0 x16) and 51 of
-// 64 GB/s on H100 (PCIe 5.0) (gpus.csv notes): 0.81 and 0.80.
-double PcieEfficiency() { return (26.0 / 32 + 51.0 / 64) / 2; }
+// Host-to-device copies (gpus.csv notes): 26 GB/s on A100 of PCIe 4.0
+// x16's 31.51 GB/s per direction after 128b/130b encoding (spec.h
+// PcieLinkRate), 51 on H100 of PCIe 5.0 x16's 63.02: 0.825 and 0.809.
+double PcieEfficiency() {
+  constexpr double kGen4x16 = 16.0 * 16 / 8 * 128 / 130, kGen5x16 = 2 * kGen4x16;  // GB/s
+  return (26.0 / kGen4x16 + 51.0 / kGen5x16) / 2;
+}
 
 double NcclConstants::step_latency_s(Protocol p) const {
   switch (p) {

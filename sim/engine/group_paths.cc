@@ -1,40 +1,41 @@
 #include "sim/engine/group_paths.h"
 
 #include <algorithm>
+#include <map>
 
 namespace pf {
 
-GroupPaths PathsOf(const ClusterSpec& c, const std::vector<int>& group) {
+GroupPaths PathsOf(const ClusterSpec& c, const NodeTopology& topo, const std::vector<int>& group) {
   const NodeSpec& n = c.node;
+  const int g = n.gpus_per_node;
+  std::vector<int> local;  // the group's GPUs on its first node, in group order
+  for (int x : group)
+    if (x / g == group.front() / g) local.push_back(x % g);
   GroupPaths p;
-  if (n.intra_kind == IntraKind::kNvswitch) {
-    p.intra_line = n.intra_bandwidth;
-    p.intra = n.intra_bandwidth * NvlinkEfficiency(n.nvlink_gen);
-    p.nvls = n.nvls;
-  } else {
-    // GPU-to-GPU traffic crosses each GPU's PCIe link and the shared root
-    // complex; a ring of k GPUs puts k flows on it.
-    const double k = std::max<size_t>(1, std::min<size_t>(group.size(), n.gpus_per_node));
-    p.intra_line = BytesPerSecond(std::min(n.intra_bandwidth.value(), n.root_complex_bandwidth.value() / k));
-    p.intra = p.intra_line * PcieEfficiency();
-  }
+  // A group with one GPU per node moves nothing inside a node; its intra
+  // rate is then that of one hop alone (GPU 0 to GPU 1, or its own PCIe).
+  std::vector<Route> ring;
+  for (size_t k = 0; local.size() > 1 && k < local.size(); ++k)
+    ring.push_back(topo.GpuToGpu(local[k], local[(k + 1) % local.size()]));
+  if (ring.empty()) ring.push_back(g > 1 ? topo.GpuToGpu(0, 1) : topo.GpuToCpu(0));
+  p.intra = BytesPerSecond(topo.SharedRate(ring));
+  p.intra_line = n.intra_kind == IntraKind::kNvswitch ? n.intra_bandwidth : p.intra;
+  p.nvls = n.nvls;
   p.intra_hop = n.intra_latency;
-  std::vector<bool> rail(n.nics, false);
-  int rails = 0;
-  for (int g : group) {
-    const int r = (g % n.gpus_per_node) * n.nics / n.gpus_per_node;
-    if (!rail[r]) rail[r] = true, ++rails;
-  }
-  // Per NIC: its achieved rate, or the proxy's copy rate when slower.
-  double per_nic = n.nic_bandwidth.value() * AchievedNicFraction(n);
-  if (!n.gpudirect_rdma) per_nic = std::min(per_nic, HostStagingBandwidth().value());
-  p.inter = BytesPerSecond(per_nic * std::max(1, rails));
+  // One route per NIC the group's GPUs use (its first GPU there), all at once.
+  std::map<int, int> first_on_nic;
+  for (int i : local) first_on_nic.emplace(topo.NicOf(i), i);
+  std::vector<Route> out;
+  for (const auto& [_, i] : first_on_nic) out.push_back(topo.GpuToFabric(i));
+  double inter = 0;
+  for (double r : topo.SharedRates(out)) inter += r;
+  p.inter = BytesPerSecond(inter);
   p.inter_hop = n.nic_latency;
   return p;
 }
 
-double AchievedNicFraction(const NodeSpec& n) {
-  return n.nic_kind == NicKind::kTcp ? TcpSocketEfficiency() : NicEfficiency();
+GroupPaths PathsOf(const ClusterSpec& c, const std::vector<int>& group) {
+  return PathsOf(c, NodeTopology(c.node), group);
 }
 
 }  // namespace pf

@@ -46,7 +46,7 @@ constexpr double kMaxBandwidthInflation = 4;
 class Runner {
  public:
   Runner(const Scenario& s, const preflight::Workload& w, const Platform& p)
-      : s_(s), w_(w), p_(p), n_(w.tasks_size()), waiting_(n_), pending_(n_, 0), succ_(n_) {
+      : s_(s), w_(w), p_(p), topo_(s.cluster.node), n_(w.tasks_size()), waiting_(n_), pending_(n_, 0), succ_(n_) {
     times_.start_s.assign(n_, -1);
     times_.end_s.assign(n_, -1);
     for (int i = 0; i < n_; ++i) {
@@ -64,10 +64,9 @@ class Runner {
     const double scaled = kOverlapPerGpu * double(p.gpus.size()) * activities;
     overlap_budget_ = std::min(kMaxOverlapBudget, std::max(kMinOverlapBudget, scaled));
     // Lanes of TP ranks share no link when every GPU has its own NVLink
-    // port and its own NIC rail; then simulating lane 0 is exact and the
-    // others are skipped. Otherwise every lane is simulated.
-    const NodeSpec& node = s.cluster.node;
-    all_lanes_ = !(node.intra_kind == IntraKind::kNvswitch && node.nics >= node.gpus_per_node);
+    // port and its own path to its own NIC; then simulating lane 0 is
+    // exact and the others are skipped. Otherwise every lane is simulated.
+    all_lanes_ = !topo_.LanesIndependent();
     shadow_.resize(p.gpus.size());
     active_dp_.assign(p.gpus.size(), 0);
   }
@@ -256,7 +255,7 @@ class Runner {
     std::optional<Algorithm> algorithm;
     if (forced != preflight::ALGORITHM_AUTO) algorithm = static_cast<Algorithm>(int(forced) - 1);
     const auto plan = PlanCollective(kind, ShapeOf(group, s_.cluster.node.gpus_per_node),
-                                     PathsOf(s_.cluster, group), size, NcclConstants(), algorithm);
+                                     PathsOf(s_.cluster, topo_, group), size, NcclConstants(), algorithm);
     if (!plan)
       throw std::invalid_argument("workload task " + std::to_string(i) + ": NCCL offers no " +
                                   Name(*algorithm) + " algorithm for " + Name(kind) + " over these " +
@@ -374,6 +373,7 @@ class Runner {
   const Scenario& s_;
   const preflight::Workload& w_;
   const Platform& p_;
+  const NodeTopology topo_;
   int n_;
   std::vector<int> waiting_, pending_;
   std::vector<std::vector<int>> succ_;

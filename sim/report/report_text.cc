@@ -7,6 +7,15 @@
 namespace pf {
 namespace {
 
+const char* NicLabel(NicKind k) {
+  switch (k) {
+    case NicKind::kInfiniband: return "InfiniBand";
+    case NicKind::kRoce: return "RoCE";
+    case NicKind::kTcp: return "TCP";
+  }
+  return "";
+}
+
 std::string Gib(Bytes b) { return fmt::format("{:.1f} GiB", b.value() / kGiB); }
 
 std::string Duration(Seconds t) {
@@ -37,10 +46,17 @@ void Header(std::string& o, const Scenario& s) {
                    m.name, m.layers, m.hidden, m.heads, m.kv_heads,
                    m.ffn_kind == FfnKind::kSwiglu ? "SwiGLU" : "GeLU", m.ffn, m.vocab,
                    Count(CountParams(m).total(m.layers)));
-  o += fmt::format("  cluster    {} x {} = {} x {} ({} {:.0f} GB/s per GPU per direction; {} x {:.0f} Gb/s NIC per node)\n",
-                   s.cluster.nodes, n.name, s.cluster.gpus(), n.gpu.name,
-                   n.intra_kind == IntraKind::kNvswitch ? "NVSwitch" : "PCIe",
-                   n.intra_bandwidth.value() / 1e9, n.nics, n.nic_bandwidth.value() * 8 / 1e9);
+  const std::string links =
+      n.intra_kind == IntraKind::kNvswitch
+          ? fmt::format("NVSwitch {:.0f} GB/s per GPU per direction", n.intra_bandwidth.value() / 1e9)
+          : fmt::format("PCIe Gen{} x{} {:.0f} GB/s per GPU per direction{}{}", n.pcie.gen, n.pcie.lanes,
+                        PcieLinkRate(n.pcie.gen, n.pcie.lanes).value() / 1e9,
+                        n.bridges.pairs.empty() ? "" : ", NVLink bridges",
+                        n.pcie.p2p ? "" : ", no P2P");
+  o += fmt::format("  cluster    {} x {} = {} x {} ({}; {} x {:.0f} Gb/s {} NIC per node{})\n",
+                   s.cluster.nodes, n.name, s.cluster.gpus(), n.gpu.name, links, n.nics,
+                   n.nic_bandwidth.value() * 8 / 1e9, NicLabel(n.nic_kind),
+                   n.gpudirect_rdma ? "" : ", no GPUDirect RDMA");
   o += fmt::format("  parallel   TP {} x PP {}{} x DP {}, ZeRO {}{}\n", p.tp, p.pp,
                    p.vp > 1 ? fmt::format(" ({} chunks per stage, interleaved)", p.vp) : "", p.dp, p.zero,
                    p.dp > 1 ? (p.dp_overlap ? ", gradient reduction overlapped" : ", gradient reduction after backward") : "");

@@ -35,7 +35,7 @@ std::string NodePath(const std::string& name) { return DataDir() + "/topologies/
 const std::map<std::string, GpuSpec>& GpuCatalog() {
   static const std::map<std::string, GpuSpec> catalog = [] {
     std::string path = DataDir() + "/topologies/gpus.yaml";
-    auto source = std::make_shared<YamlSource>(YamlSource{path, {}});
+    auto source = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
     YamlView root(LoadYamlFile(path), "", source);
     root.ExpectKeys({"gpus"});
     YamlView gpus = root.Get("gpus");

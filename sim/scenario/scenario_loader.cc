@@ -28,7 +28,7 @@ Spec Resolve(const YamlView& v, const char* what, std::string (*path_of)(const s
     v.Fail("unknown " + std::string(what) + " \"" + Shown(name) + "\"" +
            SuggestionSuffix(name.substr(0, 64), names) + "; write a custom one inline as a mapping");
   const std::string path = path_of(name);
-  auto src = std::make_shared<YamlSource>(YamlSource{path, {}});
+  auto src = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
   return parse(YamlView(LoadYamlFile(path), "", src), name);
 }
 
@@ -51,7 +51,7 @@ NodeSpec LoadNode(const std::string& name_or_path, const std::string& flag) {
                      "\"" + Shown(name_or_path) + "\" is neither a bundled node topology" +
                          SuggestionSuffix(name_or_path.substr(0, 64), names) + " nor a YAML file");
   const std::string path = bundled ? NodePath(name_or_path) : name_or_path;
-  auto src = std::make_shared<YamlSource>(YamlSource{path, {}});
+  auto src = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
   const std::string stem = std::filesystem::path(path).stem().string();
   return ParseNode(YamlView(LoadYamlFile(path), "", src), stem);
 }
@@ -64,7 +64,7 @@ ClusterSpec ParseCluster(const YamlView& v) {
   c.node = ResolveNode(v.Get("node"));
   c.nodes = v.Get("nodes").Int(1, kMaxGpus);
   if (v.Has("gpus_per_node"))  // fewer GPUs of the same box, never more
-    c.node.gpus_per_node = v.Get("gpus_per_node").Int(1, c.node.gpus_per_node);
+    c.node = WithGpus(c.node, v.Get("gpus_per_node").Int(1, c.node.gpus_per_node));
   return c;
 }
 
@@ -111,12 +111,32 @@ PriceSpec ParsePrice(const YamlView& v) {
   return p;
 }
 
+// When an override patches a key of a node named from the bundle
+// (--set cluster.node.nics.bandwidth=100Gbps), copies that node's file into
+// the document in its place, so the override lands in it and every error
+// still points at the line of the file it came from.
+void GraftBundledNode(YAML::Node doc, const std::vector<std::string>& overrides, YamlSource& source) {
+  const bool patches_node = std::any_of(overrides.begin(), overrides.end(), [](const std::string& o) {
+    return o.rfind("cluster.node.", 0) == 0;
+  });
+  if (!patches_node || !doc["cluster"].IsMap() || !doc["cluster"]["node"].IsScalar()) return;
+  const std::string name = doc["cluster"]["node"].Scalar();
+  const std::vector<std::string> names = BundledNodes();
+  if (std::find(names.begin(), names.end(), name) == names.end()) return;  // refused when read
+  YAML::Node node = LoadYamlFile(NodePath(name));
+  if (!node.IsMap()) return;
+  if (!node["name"]) node["name"] = name;
+  doc["cluster"]["node"] = node;
+  source.grafts["cluster.node"] = NodePath(name);
+}
+
 }  // namespace
 
 Scenario LoadScenario(const std::string& path, const std::vector<std::string>& overrides) {
-  auto source = std::make_shared<YamlSource>(YamlSource{path, {}});
+  auto source = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
   YAML::Node doc = LoadYamlFile(path);
   if (!doc.IsMap()) throw InputError({path}, "", "expected a mapping of scenario keys");
+  GraftBundledNode(doc, overrides, *source);
   for (const auto& o : overrides) ApplyOverride(doc, o, *source);
   YamlView root(doc, "", source);
   root.ExpectKeys({"name", "description", "model", "cluster", "parallel", "training", "price"});

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "sim/scenario/catalog.h"
+#include "sim/scenario/pcie_parser.h"
 
 namespace pf {
 namespace {
@@ -71,8 +72,8 @@ GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
 }
 
 NodeSpec ParseNode(const YamlView& v, const std::string& default_name) {
-  v.ExpectKeys({"name", "source", "gpu", "gpus_per_node", "interconnect", "host_link", "nics",
-                "cpu_memory", "notes"});
+  v.ExpectKeys({"name", "source", "gpu", "gpus_per_node", "interconnect", "pcie", "nvlink_bridges",
+                "nics", "cpu_memory", "notes"});
   NodeSpec n;
   n.name = NameOr(v, default_name);
   YamlView gpu = v.Get("gpu");
@@ -88,21 +89,17 @@ NodeSpec ParseNode(const YamlView& v, const std::string& default_name) {
   n.gpus_per_node = v.Get("gpus_per_node").Int(1, 1024);
 
   YamlView ic = v.Get("interconnect");
-  ic.ExpectKeys({"kind", "bandwidth", "latency", "root_complex_bandwidth", "nvlink_gen", "nvls"});
+  ic.ExpectKeys({"kind", "bandwidth", "latency", "nvlink_gen", "nvls"});
   n.intra_kind = ic.Get("kind").Enum<IntraKind>();
   if (ic.Has("nvlink_gen")) n.nvlink_gen = ic.Get("nvlink_gen").Int(1, 9);
   if (ic.Has("nvls")) n.nvls = ic.Get("nvls").Bool();
   if (n.nvls && n.intra_kind != IntraKind::kNvswitch)
     ic.Get("nvls").Fail("true, but NVLS (in-switch reduction) needs kind: nvswitch");
-  n.intra_bandwidth = ic.Get("bandwidth").AsBandwidth();
+  // On a PCIe node GPUs meet over their PCIe links (the pcie section).
+  if (n.intra_kind == IntraKind::kNvswitch) n.intra_bandwidth = ic.Get("bandwidth").AsBandwidth();
+  else if (ic.Has("bandwidth"))
+    ic.Get("bandwidth").Fail("given, but a PCIe node's GPUs meet over their PCIe links: set pcie.gen and pcie.lanes");
   n.intra_latency = ic.Get("latency").AsSeconds(true);
-  if (n.intra_kind == IntraKind::kPcie)
-    n.root_complex_bandwidth = ic.Get("root_complex_bandwidth").AsBandwidth();
-
-  YamlView host = v.Get("host_link");
-  host.ExpectKeys({"bandwidth", "latency"});
-  n.host_link_bandwidth = host.Get("bandwidth").AsBandwidth();
-  n.host_link_latency = host.Get("latency").AsSeconds(true);
 
   YamlView nics = v.Get("nics");
   nics.ExpectKeys({"count", "bandwidth", "latency", "kind", "gpudirect_rdma"});
@@ -115,6 +112,8 @@ NodeSpec ParseNode(const YamlView& v, const std::string& default_name) {
   n.nic_bandwidth = nics.Get("bandwidth").AsBandwidth();
   n.nic_latency = nics.Get("latency").AsSeconds(true);
   if (v.Has("cpu_memory")) n.cpu_memory = v.Get("cpu_memory").AsBytes();
+  n.pcie = ParsePcie(v.Get("pcie"), n);
+  if (v.Has("nvlink_bridges")) n.bridges = ParseBridges(v.Get("nvlink_bridges"), n);
   return n;
 }
 

@@ -41,9 +41,14 @@ Location YamlView::location() const {
     // An override of this key or of one of its parents.
     if (path_ == it->first || path_.rfind(it->first + ".", 0) == 0) return {it->second};
   }
+  std::string file = source_->file;
+  size_t longest = 0;
+  for (const auto& [prefix, graft_file] : source_->grafts)
+    if (prefix.size() > longest && (path_ == prefix || path_.rfind(prefix + ".", 0) == 0))
+      file = graft_file, longest = prefix.size();
   const YAML::Mark m = node_.Mark();
-  if (m.line < 0) return {source_->file};
-  return {source_->file, m.line + 1, m.column + 1};
+  if (m.line < 0) return {file};
+  return {file, m.line + 1, m.column + 1};
 }
 
 void YamlView::Fail(const std::string& message) const {
@@ -113,6 +118,17 @@ std::vector<std::string> YamlView::Keys() const {
     first_line[key] = kv.first.Mark().line + 1;
     out.push_back(key);
   }
+  return out;
+}
+
+std::vector<YamlView> YamlView::Items(size_t max_items) const {
+  if (!node_.IsSequence()) Fail("expected a list, got " + Quote(node_));
+  if (node_.size() > max_items)
+    Fail("a list of " + std::to_string(node_.size()) + " items; at most " + std::to_string(max_items) +
+         " accepted");
+  std::vector<YamlView> out;
+  for (size_t i = 0; i < node_.size(); ++i)
+    out.emplace_back(node_[i], path_ + "[" + std::to_string(i) + "]", source_);
   return out;
 }
 

@@ -19,9 +19,13 @@ namespace pf {
 
 // Where a document came from; overrides maps a key path ("parallel.tp") to
 // the flag text that set it ("--set parallel.tp=6").
+// grafts maps a key path ("cluster.node") to the file its subtree was read
+// from, when a bundled catalog entry was copied into the document so that
+// --set can patch it.
 struct YamlSource {
   std::string file;
   std::map<std::string, std::string> overrides;
+  std::map<std::string, std::string> grafts;
 };
 
 // Parses `path`: a regular file of at most 1 MiB (throws InputError on a
@@ -66,6 +70,9 @@ class YamlView {
   // The keys of a mapping, in order. Fails on a key that is not a plain
   // scalar and on a key given twice (naming the line of the first).
   std::vector<std::string> Keys() const;
+  // The elements of a sequence ("key[0]", "key[1]", ... as paths), at
+  // most `max_items`; fails on anything but a sequence.
+  std::vector<YamlView> Items(size_t max_items) const;
   // Text for a name: non-empty printable UTF-8 of at most `max_bytes`.
   std::string Name(size_t max_bytes = 200) const;
   // The node at key path `path` below this one ("parallel.tp"), or the

@@ -7,6 +7,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/base/units.h"
 #include "sim/spec/calibration.h"
@@ -53,6 +55,38 @@ enum class IntraKind { kNvswitch, kPcie };
 // plain TCP sockets (NCCL's socket transport).
 enum class NicKind { kInfiniband, kRoce, kTcp };
 
+// A PCIe switch: the CPU socket its uplink reaches, and the GPUs and NICs
+// (indices within the node) below it.
+struct PcieSwitch {
+  int socket = 0;
+  std::vector<int> gpus, nics;
+};
+
+// The PCIe side of a node (topologies/hardware_facts.md section 1): each
+// GPU's own link (generation x lanes), the switches GPUs and NICs sit
+// behind, the CPU sockets with the link between them, and whether GPUs
+// reach each other over PCIe directly (peer-to-peer) or only through
+// host memory.
+struct PcieSpec {
+  int gen = 4;
+  int lanes = 16;                // per GPU
+  Seconds latency;               // one PCIe hop
+  bool p2p = true;               // GeForce drivers: false
+  int sockets = 1;
+  BytesPerSecond inter_socket;   // per direction, achieved (UPI / xGMI); used when sockets > 1
+  // Per socket: the rate at which the CPU side copies GPU-to-GPU traffic
+  // staged through host memory (achieved); used when p2p is false.
+  BytesPerSecond host_memory;
+  int uplink_lanes = 16;         // each switch's link to its socket
+  std::vector<PcieSwitch> switches;  // empty: every GPU and NIC on its own root port
+};
+
+// NVLink bridges between GPU pairs of a PCIe node (RTX 3090, A100 PCIe).
+struct NvlinkBridges {
+  std::vector<std::pair<int, int>> pairs;
+  BytesPerSecond bandwidth;  // per direction, line rate
+};
+
 // One server: GPUs, their interconnect, NICs (topologies/<node>.yaml).
 struct NodeSpec {
   std::string name;
@@ -61,11 +95,10 @@ struct NodeSpec {
   IntraKind intra_kind = IntraKind::kNvswitch;
   int nvlink_gen = 0;               // NVLink generation (0: unknown or none)
   bool nvls = false;                // the NVSwitch reduces in the switch (NVLink SHARP)
-  BytesPerSecond intra_bandwidth;   // per GPU per direction
+  BytesPerSecond intra_bandwidth;   // NVSwitch: per GPU per direction
   Seconds intra_latency;
-  BytesPerSecond root_complex_bandwidth;  // pcie only: shared CPU path
-  BytesPerSecond host_link_bandwidth;     // GPU <-> CPU/NIC PCIe, per direction
-  Seconds host_link_latency;
+  PcieSpec pcie;
+  NvlinkBridges bridges;            // PCIe nodes only
   int nics = 0;
   NicKind nic_kind = NicKind::kInfiniband;
   // The NICs read and write GPU memory directly (GPUDirect RDMA); without
@@ -75,6 +108,10 @@ struct NodeSpec {
   Seconds nic_latency;
   Bytes cpu_memory;
 };
+
+// `n` with only its first `gpus` GPUs (gpus <= n.gpus_per_node): the
+// others leave their switches and bridges.
+NodeSpec WithGpus(NodeSpec n, int gpus);
 
 struct ClusterSpec {
   NodeSpec node;
@@ -142,5 +179,10 @@ struct Scenario {
 // Dense tensor peak of `g` for the training precision (0 when the GPU has
 // no tensor-core rate for it).
 FlopsPerSecond PeakFlops(const GpuSpec& g, Precision p);
+
+// Line rate of a PCIe link per direction: generation `gen` (1..6) with
+// `lanes` lanes, after line encoding (8b/10b to gen 2, 128b/130b from
+// gen 3; gen 6 counted as gen 5 x 2): gen 4 x16 = 31.5 GB/s.
+BytesPerSecond PcieLinkRate(int gen, int lanes);
 
 }  // namespace pf

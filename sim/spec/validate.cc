@@ -30,6 +30,55 @@ Check Cluster(const Scenario& s) {
   return {};
 }
 
+// Indices in [0, count), each at most once across `seen`.
+Check Indices(const std::vector<int>& xs, int count, std::vector<bool>& seen, const std::string& key,
+              const char* what) {
+  for (int x : xs) {
+    if (x < 0 || x >= count)
+      return SpecError{key, std::string(what) + " " + Str(x) + " outside 0.." + Str(count - 1)};
+    if (seen[x]) return SpecError{key, std::string(what) + " " + Str(x) + " listed twice"};
+    seen[x] = true;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::optional<SpecError> CheckNodeTopology(const NodeSpec& n) {
+  const PcieSpec& p = n.pcie;
+  const std::string k = "cluster.node.";
+  if (n.gpus_per_node < 1 || n.nics < 1)
+    return SpecError{k + "gpus_per_node", "a node needs at least one GPU and one NIC"};
+  if (p.gen < 1 || p.gen > 6 || p.lanes < 1 || p.uplink_lanes < 1 || p.sockets < 1)
+    return SpecError{k + "pcie", "generation 1..6, and at least one lane and one socket"};
+  if (n.nic_bandwidth.value() <= 0 || (n.intra_kind == IntraKind::kNvswitch && n.intra_bandwidth.value() <= 0))
+    return SpecError{k + "nics.bandwidth", "every link needs a bandwidth above zero"};
+  if (p.sockets > 1 && p.inter_socket.value() <= 0)
+    return SpecError{k + "pcie.inter_socket", "needs a bandwidth above zero with more than one socket"};
+  if (!p.p2p && p.host_memory.value() <= 0)
+    return SpecError{k + "pcie.host_memory", "needs a bandwidth above zero without peer-to-peer"};
+  std::vector<bool> gpus(n.gpus_per_node), nics(n.nics);
+  for (const PcieSwitch& sw : p.switches) {
+    if (sw.socket < 0 || sw.socket >= p.sockets)
+      return SpecError{k + "pcie.switches", "socket " + Str(sw.socket) + " outside 0.." + Str(p.sockets - 1)};
+    if (auto e = Indices(sw.gpus, n.gpus_per_node, gpus, k + "pcie.switches", "GPU")) return e;
+    if (auto e = Indices(sw.nics, n.nics, nics, k + "pcie.switches", "NIC")) return e;
+  }
+  for (int g = 0; g < n.gpus_per_node && !p.switches.empty(); ++g)
+    if (!gpus[g]) return SpecError{k + "pcie.switches", "GPU " + Str(g) + " is behind no switch"};
+  std::vector<bool> bridged(n.gpus_per_node);
+  for (const auto& [a, b] : n.bridges.pairs) {
+    if (n.intra_kind != IntraKind::kPcie)
+      return SpecError{k + "nvlink_bridges", "bridges join GPUs of a PCIe node"};
+    if (auto e = Indices({a, b}, n.gpus_per_node, bridged, k + "nvlink_bridges", "GPU")) return e;
+    if (n.bridges.bandwidth.value() <= 0)
+      return SpecError{k + "nvlink_bridges.bandwidth", "needs a bandwidth above zero"};
+  }
+  return {};
+}
+
+namespace {
+
 Check ModelSplit(const Scenario& s) {
   const ModelSpec& m = s.model;
   const ParallelSpec& p = s.parallel;
@@ -127,6 +176,7 @@ std::optional<SpecError> Validate(const Scenario& s) {
   if (s.training.micro_batch < 1 || s.training.global_batch < 1 || s.training.seq_len < 1)
     return SpecError{"training", "seq_len, micro_batch and global_batch must be at least 1"};
   if (auto e = Cluster(s)) return e;
+  if (auto e = CheckNodeTopology(s.cluster.node)) return e;
   if (auto e = ModelSplit(s)) return e;
   if (auto e = GpuCount(s)) return e;
   if (auto e = Sharding(p)) return e;

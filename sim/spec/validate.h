@@ -23,6 +23,12 @@ struct SpecError {
 // with the zones, 18 s at 16,384 GPUs (shared/SIMGRID_NOTES.md).
 constexpr int kMaxGpus = 16384;
 
+// The first inconsistency of a node's topology (an index past the GPUs,
+// NICs or sockets, a GPU behind two switches or none, a zero bandwidth),
+// or nullopt. The YAML parser gives these at their lines; this check
+// guards specs that code builds or changes.
+std::optional<SpecError> CheckNodeTopology(const NodeSpec& n);
+
 // The first problem found, in a fixed order, or nullopt when `s` is valid.
 // When s.parallel.dp_auto, dp is taken as GPUs / (tp x pp).
 std::optional<SpecError> Validate(const Scenario& s);

@@ -53,7 +53,8 @@ TEST(CollectivesBench, ReproducesTheMultiNodeRows) {
   EXPECT_NEAR(dgx[0].busbw_gbps / busbw[1], 1, 0.15) << dgx[0].busbw_gbps;
   // 3 nodes x 8 A100 with 4x 200 Gb/s HDR per node.
   CollectiveBench four = Bench("a100-80gb-sxm-8x", 3, {8.0 * (1 << 30)});
-  four.cluster.node.nics = 4;
+  four.cluster.node.nics = 4;  // one per PCIe switch
+  for (int sw = 0; sw < 4; ++sw) four.cluster.node.pcie.switches[sw].nics = {sw};
   const auto rows = RunCollectiveBench(four);
   EXPECT_NEAR(rows[0].busbw_gbps / busbw[2], 1, 0.15) << rows[0].busbw_gbps;
   // 8x H100 ring at 8 GiB (NVLS off).

@@ -86,10 +86,11 @@ TEST(ReferenceData, LinkEfficienciesAreTheMeasuredFractions) {
   EXPECT_NEAR(NvlinkEfficiency(0), (NvlinkEfficiency(3) + NvlinkEfficiency(4)) / 2, 1e-12);
   // NICs: 192 of 8x 200 Gb/s = 200 GB/s, and 84.8 of 4x 200 Gb/s = 100 GB/s.
   EXPECT_NEAR(NicEfficiency(), (busbw[1] / 200 + busbw[2] / 100) / 2, 1e-12);
-  // PCIe: 26 GB/s measured host-to-device on A100 (gen 4 x16: 32 GB/s), 51 on
-  // H100 (gen 5 x16: 64 GB/s), as gpus.csv notes.
+  // PCIe: 26 GB/s measured host-to-device on A100 (gen 4 x16: 31.5 GB/s), 51
+  // on H100 (gen 5 x16: 63 GB/s), as gpus.csv notes.
   EXPECT_NEAR(PcieEfficiency(),
-              (host_to_device.at("A100-SXM4-80GB") / 32 + host_to_device.at("H100-SXM5-80GB") / 64) / 2,
+              (host_to_device.at("A100-SXM4-80GB") / (PcieLinkRate(4, 16).value() / 1e9) +
+               host_to_device.at("H100-SXM5-80GB") / (PcieLinkRate(5, 16).value() / 1e9)) / 2,
               1e-12);
 }
 

@@ -54,7 +54,7 @@ cluster:
     gpu: A100-SXM4-80GB
     gpus_per_node: 4
     interconnect: {kind: nvswitch, bandwidth: 300GB/s, latency: 1us}
-    host_link: {bandwidth: 32GB/s, latency: 1us}
+    pcie: {gen: 4, lanes: 16, latency: 1us}
     nics: {count: 2, bandwidth: 200Gbps, latency: 2us}
     cpu_memory: 1TiB
   nodes: 1
@@ -100,8 +100,9 @@ const std::vector<Key> kKeys = {
     {"cluster.node.interconnect.kind", Type::kEnum, true},
     {"cluster.node.interconnect.bandwidth", Type::kQuantity, true},
     {"cluster.node.interconnect.latency", Type::kQuantityOrZero, true},
-    {"cluster.node.host_link.bandwidth", Type::kQuantity, true},
-    {"cluster.node.host_link.latency", Type::kQuantityOrZero, true},
+    {"cluster.node.pcie.gen", Type::kInt, false},
+    {"cluster.node.pcie.lanes", Type::kInt, false},
+    {"cluster.node.pcie.latency", Type::kQuantityOrZero, true},
     {"cluster.node.nics.count", Type::kInt, true},
     {"cluster.node.nics.bandwidth", Type::kQuantity, true},
     {"cluster.node.nics.latency", Type::kQuantityOrZero, true},

@@ -46,7 +46,7 @@ const char* const kInlineNode =
     "    gpu: A800-SXM4-80GB\n"                                              // 5
     "    gpus_per_node: 8\n"                                                 // 6
     "    interconnect: {kind: nvswitch, bandwidth: 200GB/s, latency: 1us}\n" // 7
-    "    host_link: {bandwidth: 32GB/s, latency: 1us}\n"                     // 8
+    "    pcie: {gen: 4, lanes: 16, latency: 1us}\n"                     // 8
     "    nics: {count: 4, bandwidth: 200Gbps, latency: 2us}\n"               // 9
     "    cpu_memory: 1TiB\n";                                                // 10
 
@@ -212,10 +212,29 @@ TEST(ScenarioOverrides, FlagWithoutEqualsIsRejected) {
 }
 
 TEST(ScenarioOverrides, SettingInsideAScalarIsRejected) {
-  InputError e = LoadError({"cluster.node.gpu=H100-SXM5-80GB"});
-  EXPECT_EQ(e.key(), "cluster.node");
-  EXPECT_NE(std::string(e.what()).find("\"a800-80gb-sxm-8x\" is not a mapping"),
-            std::string::npos) << e.what();
+  InputError e = LoadError({"training.seq_len.x=1"});
+  EXPECT_EQ(e.key(), "training.seq_len");
+  EXPECT_NE(std::string(e.what()).find("\"4096\" is not a mapping"), std::string::npos) << e.what();
+}
+
+TEST(ScenarioOverrides, PatchesABundledNode) {
+  const std::string path = WriteScenario("overrides_node", {});
+  Scenario s = LoadScenario(path, {"cluster.node.nics.bandwidth=100Gbps", "cluster.node.pcie.lanes=8"});
+  EXPECT_EQ(s.cluster.node.name, "a800-80gb-sxm-8x");
+  EXPECT_DOUBLE_EQ(s.cluster.node.nic_bandwidth.value(), 12.5e9);
+  EXPECT_EQ(s.cluster.node.pcie.lanes, 8);
+  EXPECT_EQ(s.cluster.node.gpus_per_node, 8);  // the rest of the bundled file
+}
+
+TEST(ScenarioOverrides, ErrorsInAPatchedNodePointAtTheBundledFileOrTheFlag) {
+  InputError bad = LoadError({"cluster.node.nics.bandwidth=0Gbps"});
+  EXPECT_EQ(bad.where().file, "--set cluster.node.nics.bandwidth=0Gbps");
+  // A key the flag did not touch is shown at its line in the bundled file.
+  InputError gpu = LoadError({"cluster.node.pcie.sockets=1"});
+  EXPECT_NE(gpu.where().file.find("topologies/a800-80gb-sxm-8x.yaml"), std::string::npos) << gpu.what();
+  EXPECT_EQ(gpu.key(), "cluster.node.pcie.switches[2].socket");
+  EXPECT_NE(std::string(gpu.what()).find("socket 1, but the node has 1 socket"), std::string::npos)
+      << gpu.what();
 }
 
 TEST(ScenarioOverrides, ValidOverridesAreApplied) {

@@ -48,7 +48,7 @@ TEST(Validate, DerivedDataParallelismMustDivideTheGpus) {
   ResolveDataParallel(s);
   EXPECT_EQ(s.parallel.dp, 2);
   EXPECT_FALSE(Validate(s).has_value());
-  s.cluster.node.gpus_per_node = 6;
+  s.cluster.node = WithGpus(s.cluster.node, 6);
   const auto e = Validate(s);
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->key, "parallel");
