@@ -3,18 +3,16 @@
 //
 //   cluster: star zone, a non-blocking crossbar between nodes
 //   ┌──────────────────────────────────────────────────────────────┐
-//   │  node k (full zone)                                          │
-//   │   gpu0 ─nvl0_out─┐            ┌─nvl1_in─ gpu1   (NVSwitch)   │
-//   │                  └─(switch)───┘                              │
-//   │   gpu0 ─pcie0_out─ nicR_out ─► gw ─► fabric ─► other nodes   │
-//   │   PCIe nodes: gpu0 ─pcie0_out─ root_complex ─pcie1_in─ gpu1  │
-//   │   host memory: cpu ─pcie0_in─ gpu0,  gpu0 ─pcie0_out─ cpu     │
+//   │  node k (full zone): GPU hosts, a CPU host (host memory), a  │
+//   │  gateway to the fabric, and every link of its NodeTopology   │
+//   │  (node_topology.h), each pair of endpoints routed as it says │
+//   │   gpu0 ─nvl0_out─ nvl1_in─ gpu1          (NVSwitch)          │
+//   │   gpu0 ─pcie0_out─[switch up]─ nic_out ─► gw ─► fabric       │
 //   └──────────────────────────────────────────────────────────────┘
 //
 // Every GPU is a host whose speed is its dense peak for the training
 // precision. Links carry line rate x achieved efficiency per link class
-// (collectives/nccl.h); NICs are shared by gpus_per_node / nics GPUs (rail r =
-// local rank x nics / gpus_per_node).
+// (collectives/nccl.h).
 #pragma once
 
 #include <vector>
