@@ -55,8 +55,11 @@ std::vector<double> ParseSizes(const std::string& text) {
 int CollectivesCommand(int argc, char** argv) {
   CLI::App app{"Simulate one collective over a range of sizes, as nccl-tests measures it", "simulate collectives"};
   std::string topology, op = "all_reduce", sizes = "1M:1G", algo, format = "text";
+  std::vector<std::string> overrides;
   int gpus = 0, nodes = 1;
-  app.add_option("topology", topology, "bundled node topology name, or a node YAML file")->required();
+  app.add_option("topology", topology,
+                 "bundled node topology or cluster name, or a node or cluster YAML file")
+      ->required();
   app.add_option("--op", op, "collective")
       ->check(CLI::IsMember(CollectiveKindNames()));
   app.add_option("--gpus", gpus, "GPUs taking part, in all (default: every GPU of the nodes)")
@@ -66,6 +69,7 @@ int CollectivesCommand(int argc, char** argv) {
   app.add_option("--algo", algo, "force an algorithm (default: NCCL's choice)")
       ->check(CLI::IsMember(AlgorithmNames()));
   app.add_option("--format", format, "output format")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--set", overrides, "KEY=VALUE: patch a key of the node or cluster file (e.g. pcie.lanes=8)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -73,7 +77,14 @@ int CollectivesCommand(int argc, char** argv) {
   }
   return RunWithExitStatus("simulate collectives", [&] {
     CollectiveBench b;
-    b.cluster.node = LoadNode(topology, "topology");
+    if (IsClusterFile(topology)) {
+      b.cluster = LoadCluster(topology, "topology", overrides);
+      if (nodes > b.cluster.nodes)
+        throw InputError(Location{"--nodes"}, "", std::to_string(nodes) + ", but cluster " + b.cluster.name +
+                                                      " has " + std::to_string(b.cluster.nodes) + " nodes");
+    } else {
+      b.cluster.node = LoadNode(topology, "topology", overrides);
+    }
     b.cluster.nodes = nodes;
     b.kind = *ParseCollectiveKind(op);
     b.gpus = gpus > 0 ? gpus : nodes * b.cluster.node.gpus_per_node;

@@ -30,7 +30,15 @@ GroupPaths PathsOf(const ClusterSpec& c, const NodeTopology& topo, const std::ve
   double inter = 0;
   for (double r : topo.SharedRates(out)) inter += r;
   p.inter = BytesPerSecond(inter);
-  p.inter_hop = n.nic_latency;
+  // The farthest hop between nodes next to each other in the ring: the NIC
+  // latency covers the first switch, each further one adds its latency.
+  std::vector<int> nodes;
+  for (int x : group)
+    if (nodes.empty() || nodes.back() != x / g) nodes.push_back(x / g);
+  int hops = 1;
+  for (size_t k = 0; nodes.size() > 1 && k < nodes.size(); ++k)
+    hops = std::max(hops, SwitchHops(c, nodes[k], nodes[(k + 1) % nodes.size()]));
+  p.inter_hop = n.nic_latency + c.fabric.switch_latency * double(hops - 1);
   return p;
 }
 

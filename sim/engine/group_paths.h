@@ -18,7 +18,8 @@ namespace pf {
 //   gets when all hops run at once (NVLink, a bridge, or PCIe through
 //   switches, sockets and host memory);
 // - across nodes, the sum over the NICs the group's GPUs use of the rate
-//   a GPU's route to its NIC gets, with each hop's link latency.
+//   a GPU's route to its NIC gets, with each hop's link latency (between
+//   nodes: the NIC's, plus each further switch of the fabric on the way).
 GroupPaths PathsOf(const ClusterSpec& c, const NodeTopology& topo, const std::vector<int>& group);
 // The same, building the node topology first.
 GroupPaths PathsOf(const ClusterSpec& c, const std::vector<int>& group);

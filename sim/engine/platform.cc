@@ -55,22 +55,82 @@ sg::NetZone* BuildNode(sg::NetZone* cluster, const Scenario& s, const NodeTopolo
   return zone;
 }
 
+// A zone of the fabric: a star whose members reach its centre over their
+// own links and which reaches its parent's centre over `up` and `down`.
+struct FabricZone {
+  sg::NetZone* zone = nullptr;
+  simgrid::kernel::routing::NetPoint* gw = nullptr;
+};
+
+// The gateway router sits in a zone of its own: SimGrid 3.32 resolves a
+// route from a member zone to a router placed directly in their common
+// zone with the zone's own id, which picks another member's links
+// (measured: n0 -> n2 left through n1's uplink).
+FabricZone MakeFabricZone(sg::NetZone* parent, const std::string& name) {
+  FabricZone z;
+  z.zone = sg::create_star_zone(name);
+  z.zone->set_parent(parent);
+  sg::NetZone* sw = sg::create_full_zone(name + "_switch");
+  sw->set_parent(z.zone);
+  z.gw = sw->create_router(name + "_gw");
+  sw->seal();
+  z.zone->add_route(sw->get_netpoint(), nullptr, z.gw, nullptr, {}, true);
+  return z;
+}
+
+// Attaches `child` (a zone with gateway `gw`) to the centre of `parent`
+// over an up and a down link of `bytes_per_s` (FATPIPE when non-blocking).
+void Attach(sg::NetZone* parent, sg::NetZone* child, simgrid::kernel::routing::NetPoint* gw,
+            const std::string& name, double bytes_per_s, double latency_s, bool non_blocking) {
+  auto link = [&](const std::string& dir) {
+    sg::Link* l = parent->create_link(name + dir, bytes_per_s)->set_latency(latency_s);
+    if (non_blocking) l->set_sharing_policy(sg::Link::SharingPolicy::FATPIPE);
+    return l->seal();
+  };
+  parent->add_route(child->get_netpoint(), nullptr, gw, nullptr, {sg::LinkInRoute(link("_up"))}, false);
+  parent->add_route(nullptr, child->get_netpoint(), nullptr, gw, {sg::LinkInRoute(link("_down"))}, false);
+}
+
 }  // namespace
 
 Platform BuildPlatform(const Scenario& s) {
+  const ClusterSpec& c = s.cluster;
   Platform out;
-  out.gpu_speed_flops = PeakFlops(s.cluster.node.gpu, s.training.precision).value();
+  out.gpu_speed_flops = PeakFlops(c.node.gpu, s.training.precision).value();
   sg::NetZone* cluster = sg::create_star_zone("cluster");
-  const NodeTopology topo(s.cluster.node);
-  // The crossbar itself is non-blocking; a fat pipe per node stands for it.
-  for (int k = 0; k < s.cluster.nodes; ++k) {
-    simgrid::kernel::routing::NetPoint* gw = nullptr;
-    sg::NetZone* node = BuildNode(cluster, s, topo, k, out, &gw);
-    sg::Link* backbone = cluster->create_link("n" + std::to_string(k) + "_fabric", 1e15)
-                             ->set_sharing_policy(sg::Link::SharingPolicy::FATPIPE)
-                             ->seal();
-    cluster->add_route(node->get_netpoint(), nullptr, gw, nullptr, {sg::LinkInRoute(backbone)}, true);
+  const NodeTopology topo(c.node);
+  // Nodes sit in leaves of NodesPerLeaf (spec.h; LeafOf places them); leaves in pods of
+  // LeavesPerPod under the cluster's (non-blocking) core. A level with a
+  // single member is left out. A fat-tree leaf reaches the spines over
+  // LeafUplinks ports shared by its nodes; everything above is
+  // non-blocking. Each switch beyond the first adds switch_latency, paid
+  // on the way up and on the way down.
+  const int leaves = Leaves(c);
+  const int per_pod = LeavesPerPod(c), pods = (leaves + per_pod - 1) / per_pod;
+  const double hop = c.fabric.switch_latency.value();
+  const bool oversubscribed = c.fabric.kind == FabricKind::kFatTree;
+  const double uplink =
+      LeafUplinks(c) * c.node.nic_bandwidth.value() * AchievedNicFraction(c.node);
+  std::vector<FabricZone> pod_zones, leaf_zones;
+  for (int p = 0; p < pods && pods > 1; ++p) {
+    pod_zones.push_back(MakeFabricZone(cluster, "pod" + std::to_string(p)));
+    Attach(cluster, pod_zones.back().zone, pod_zones.back().gw, "pod" + std::to_string(p), 1e15, hop, true);
   }
+  for (int l = 0; l < leaves && leaves > 1; ++l) {
+    sg::NetZone* parent = pods > 1 ? pod_zones[l / per_pod].zone : cluster;
+    leaf_zones.push_back(MakeFabricZone(parent, "leaf" + std::to_string(l)));
+    Attach(parent, leaf_zones.back().zone, leaf_zones.back().gw, "leaf" + std::to_string(l),
+           oversubscribed ? uplink : 1e15, hop, !oversubscribed);
+  }
+  for (int k = 0; k < c.nodes; ++k) {
+    sg::NetZone* parent = leaves > 1 ? leaf_zones[LeafOf(c, k)].zone : cluster;
+    simgrid::kernel::routing::NetPoint* gw = nullptr;
+    sg::NetZone* node = BuildNode(parent, s, topo, k, out, &gw);
+    // Inside a leaf the switch is non-blocking; a fat pipe stands for it.
+    Attach(parent, node, gw, "n" + std::to_string(k) + "_fabric", 1e15, 0, true);
+  }
+  for (auto& z : leaf_zones) z.zone->seal();
+  for (auto& z : pod_zones) z.zone->seal();
   out.timer = cluster->create_host("timer", Platform::kTimerSpeed)->set_core_count(1 << 30)->seal();
   cluster->seal();
   return out;

@@ -64,9 +64,12 @@ class Runner {
     const double scaled = kOverlapPerGpu * double(p.gpus.size()) * activities;
     overlap_budget_ = std::min(kMaxOverlapBudget, std::max(kMinOverlapBudget, scaled));
     // Lanes of TP ranks share no link when every GPU has its own NVLink
-    // port and its own path to its own NIC; then simulating lane 0 is
-    // exact and the others are skipped. Otherwise every lane is simulated.
-    all_lanes_ = !topo_.LanesIndependent();
+    // port and its own path to its own NIC, and the fabric is non-blocking
+    // (an oversubscribed leaf's uplinks carry every lane); then simulating
+    // lane 0 is exact and the others are skipped. Otherwise every lane is
+    // simulated.
+    const bool shared_uplinks = s.cluster.fabric.kind == FabricKind::kFatTree && Leaves(s.cluster) > 1;
+    all_lanes_ = shared_uplinks || !topo_.LanesIndependent();
     shadow_.resize(p.gpus.size());
     active_dp_.assign(p.gpus.size(), 0);
   }

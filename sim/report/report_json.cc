@@ -1,5 +1,7 @@
 #include "sim/report/report.h"
 
+#include "sim/spec/names.h"
+
 namespace pf {
 
 nlohmann::json ToJson(const Result& r) {
@@ -10,6 +12,12 @@ nlohmann::json ToJson(const Result& r) {
   j["scenario"] = {{"name", s.name}, {"file", s.file}, {"model", s.model.name},
                    {"node", s.cluster.node.name}, {"nodes", s.cluster.nodes},
                    {"gpus", s.cluster.gpus()},
+                   {"cluster", s.cluster.name},
+                   {"fabric", {{"kind", ToString(s.cluster.fabric.kind)},
+                               {"oversubscription", s.cluster.fabric.oversubscription},
+                               {"placement", ToString(s.cluster.fabric.placement)},
+                               {"leaves", Leaves(s.cluster)},
+                               {"nodes_per_leaf", NodesPerLeaf(s.cluster)}}},
                    {"parallel", {{"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"vp", s.parallel.vp},
                                  {"dp", s.parallel.dp}, {"zero", s.parallel.zero}}}};
   j["memory"] = {{"per_gpu_bytes", m.total.value()}, {"capacity_bytes", m.capacity.value()},

@@ -57,6 +57,13 @@ void Header(std::string& o, const Scenario& s) {
                    s.cluster.nodes, n.name, s.cluster.gpus(), n.gpu.name, links, n.nics,
                    n.nic_bandwidth.value() * 8 / 1e9, NicLabel(n.nic_kind),
                    n.gpudirect_rdma ? "" : ", no GPUDirect RDMA");
+  if (const FabricSpec& f = s.cluster.fabric; Leaves(s.cluster) > 1)
+    o += fmt::format("  fabric     {}{}: {} leaves of {} nodes ({}-port switches{}), {} placement\n",
+                     f.kind == FabricKind::kRail ? "rail-optimized, non-blocking" : "fat-tree",
+                     f.kind == FabricKind::kFatTree ? fmt::format(" {:g}:1 oversubscribed", f.oversubscription) : "",
+                     Leaves(s.cluster), NodesPerLeaf(s.cluster), f.radix,
+                     f.kind == FabricKind::kFatTree ? fmt::format(", {} uplinks per leaf", LeafUplinks(s.cluster)) : "",
+                     ToString(f.placement));
   o += fmt::format("  parallel   TP {} x PP {}{} x DP {}, ZeRO {}{}\n", p.tp, p.pp,
                    p.vp > 1 ? fmt::format(" ({} chunks per stage, interleaved)", p.vp) : "", p.dp, p.zero,
                    p.dp > 1 ? (p.dp_overlap ? ", gradient reduction overlapped" : ", gradient reduction after backward") : "");

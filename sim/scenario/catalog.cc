@@ -29,6 +29,10 @@ static std::vector<std::string> Stems(const std::string& dir, const std::string&
 
 std::vector<std::string> BundledModels() { return Stems("models", ""); }
 std::vector<std::string> BundledNodes() { return Stems("topologies", "gpus"); }
+std::vector<std::string> BundledClusters() { return Stems("topologies/clusters", ""); }
+std::string ClusterPath(const std::string& name) {
+  return DataDir() + "/topologies/clusters/" + name + ".yaml";
+}
 std::string ModelPath(const std::string& name) { return DataDir() + "/models/" + name + ".yaml"; }
 std::string NodePath(const std::string& name) { return DataDir() + "/topologies/" + name + ".yaml"; }
 

@@ -19,6 +19,9 @@ std::vector<std::string> BundledModels();
 std::vector<std::string> BundledNodes();
 std::string ModelPath(const std::string& name);  // DataDir()/models/<name>.yaml
 std::string NodePath(const std::string& name);   // DataDir()/topologies/<name>.yaml
+// Clusters: a node, a node count, a fabric (topologies/clusters/<name>.yaml).
+std::vector<std::string> BundledClusters();
+std::string ClusterPath(const std::string& name);
 
 // The GPU catalog topologies/gpus.yaml, parsed once (throws InputError).
 const std::map<std::string, GpuSpec>& GpuCatalog();

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "sim/scenario/catalog.h"
+#include "sim/scenario/fabric_parser.h"
 #include "sim/scenario/overrides.h"
 #include "sim/spec/validate.h"
 #include "sim/scenario/spec_parsers.h"
@@ -42,7 +43,8 @@ NodeSpec ResolveNode(const YamlView& v) {
 
 }  // namespace
 
-NodeSpec LoadNode(const std::string& name_or_path, const std::string& flag) {
+NodeSpec LoadNode(const std::string& name_or_path, const std::string& flag,
+                  const std::vector<std::string>& overrides) {
   const std::vector<std::string> names = BundledNodes();
   const bool bundled = std::find(names.begin(), names.end(), name_or_path) != names.end();
   std::error_code ec;
@@ -53,18 +55,68 @@ NodeSpec LoadNode(const std::string& name_or_path, const std::string& flag) {
   const std::string path = bundled ? NodePath(name_or_path) : name_or_path;
   auto src = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
   const std::string stem = std::filesystem::path(path).stem().string();
-  return ParseNode(YamlView(LoadYamlFile(path), "", src), stem);
+  YAML::Node doc = LoadYamlFile(path);
+  if (!doc.IsMap()) throw InputError(Location{path, 0, 0}, "", "expected a mapping of node keys");
+  for (const auto& o : overrides) ApplyOverride(doc, o, *src);
+  return ParseNode(YamlView(doc, "", src), stem);
+}
+
+namespace {
+
+ClusterSpec ParseCluster(const YamlView& v);
+void GraftBundledNode(YAML::Node doc, const std::vector<std::string>& overrides, YamlSource& source,
+                      const std::string& at);
+
+}  // namespace
+
+ClusterSpec LoadCluster(const std::string& name_or_path, const std::string& flag,
+                        const std::vector<std::string>& overrides) {
+  const std::vector<std::string> names = BundledClusters();
+  const bool bundled = std::find(names.begin(), names.end(), name_or_path) != names.end();
+  std::error_code ec;
+  if (!bundled && !std::filesystem::is_regular_file(name_or_path, ec))
+    throw InputError(Location{flag, 0, 0}, "",
+                     "\"" + Shown(name_or_path) + "\" is neither a bundled cluster" +
+                         SuggestionSuffix(name_or_path.substr(0, 64), names) + " nor a YAML file");
+  const std::string path = bundled ? ClusterPath(name_or_path) : name_or_path;
+  auto src = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
+  YAML::Node doc = LoadYamlFile(path);
+  if (!doc.IsMap()) throw InputError(Location{path, 0, 0}, "", "expected a mapping of cluster keys");
+  for (const auto& o : overrides) {
+    GraftBundledNode(doc, {"cluster." + o}, *src, "node");
+    ApplyOverride(doc, o, *src);
+  }
+  ClusterSpec c = ParseCluster(YamlView(doc, "", src));
+  if (c.name.empty()) c.name = std::filesystem::path(path).stem().string();
+  return c;
+}
+
+bool IsClusterFile(const std::string& name_or_path) {
+  const std::vector<std::string> names = BundledClusters();
+  if (std::find(names.begin(), names.end(), name_or_path) != names.end()) return true;
+  const std::vector<std::string> nodes = BundledNodes();
+  if (std::find(nodes.begin(), nodes.end(), name_or_path) != nodes.end()) return false;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(name_or_path, ec)) return false;
+  const YAML::Node doc = LoadYamlFile(name_or_path);
+  return doc.IsMap() && doc["node"] && doc["nodes"];
 }
 
 namespace {
 
 ClusterSpec ParseCluster(const YamlView& v) {
-  v.ExpectKeys({"node", "nodes", "gpus_per_node"});
+  if (!v.IsMap())
+    v.Fail("unknown cluster \"" + Shown(v.Str()) + "\"" + SuggestionSuffix(v.Str().substr(0, 64), BundledClusters()) +
+           "; or write {node, nodes} as a mapping");
+  v.ExpectKeys({"name", "source", "node", "nodes", "gpus_per_node", "fabric", "notes"});
   ClusterSpec c;
+  if (v.Has("name")) c.name = v.Get("name").Name();
+  if (v.Has("source")) v.Get("source").Name(4096);  // text, checked, not used
   c.node = ResolveNode(v.Get("node"));
   c.nodes = v.Get("nodes").Int(1, kMaxGpus);
   if (v.Has("gpus_per_node"))  // fewer GPUs of the same box, never more
     c.node = WithGpus(c.node, v.Get("gpus_per_node").Int(1, c.node.gpus_per_node));
+  if (v.Has("fabric")) c.fabric = ParseFabric(v.Get("fabric"), c);
   return c;
 }
 
@@ -111,23 +163,43 @@ PriceSpec ParsePrice(const YamlView& v) {
   return p;
 }
 
+// A cluster named from the bundle (cluster: h100-ib-rail-128node) is copied
+// into the document in its place, so --set cluster.nodes=64 lands in it
+// and errors point at the line of the cluster file.
+void GraftBundledCluster(YAML::Node doc, YamlSource& source) {
+  if (!doc["cluster"].IsScalar()) return;
+  const std::string name = doc["cluster"].Scalar();
+  const std::vector<std::string> names = BundledClusters();
+  if (std::find(names.begin(), names.end(), name) == names.end()) return;  // refused when read
+  YAML::Node cluster = LoadYamlFile(ClusterPath(name));
+  if (!cluster.IsMap()) return;
+  if (!cluster["name"]) cluster["name"] = name;
+  doc["cluster"] = cluster;
+  source.grafts["cluster"] = ClusterPath(name);
+  source.overrides.erase("cluster");  // a --set cluster=NAME: its keys are now the file's
+}
+
 // When an override patches a key of a node named from the bundle
 // (--set cluster.node.nics.bandwidth=100Gbps), copies that node's file into
 // the document in its place, so the override lands in it and every error
 // still points at the line of the file it came from.
-void GraftBundledNode(YAML::Node doc, const std::vector<std::string>& overrides, YamlSource& source) {
+void GraftBundledNode(YAML::Node doc, const std::vector<std::string>& overrides, YamlSource& source,
+                      const std::string& at) {
   const bool patches_node = std::any_of(overrides.begin(), overrides.end(), [](const std::string& o) {
     return o.rfind("cluster.node.", 0) == 0;
   });
-  if (!patches_node || !doc["cluster"].IsMap() || !doc["cluster"]["node"].IsScalar()) return;
-  const std::string name = doc["cluster"]["node"].Scalar();
+  // `at` is "cluster.node" in a scenario, "node" in a cluster file.
+  YAML::Node cluster = at == "node" ? doc : YAML::Node(doc["cluster"]);
+  if (!patches_node || !cluster.IsMap() || !cluster["node"].IsScalar()) return;
+  const std::string name = cluster["node"].Scalar();
   const std::vector<std::string> names = BundledNodes();
   if (std::find(names.begin(), names.end(), name) == names.end()) return;  // refused when read
   YAML::Node node = LoadYamlFile(NodePath(name));
   if (!node.IsMap()) return;
   if (!node["name"]) node["name"] = name;
-  doc["cluster"]["node"] = node;
-  source.grafts["cluster.node"] = NodePath(name);
+  cluster["node"] = node;
+  source.grafts[at] = NodePath(name);
+  source.overrides.erase(at);
 }
 
 }  // namespace
@@ -136,8 +208,14 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   auto source = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
   YAML::Node doc = LoadYamlFile(path);
   if (!doc.IsMap()) throw InputError({path}, "", "expected a mapping of scenario keys");
-  GraftBundledNode(doc, overrides, *source);
-  for (const auto& o : overrides) ApplyOverride(doc, o, *source);
+  // A bundled cluster or node is grafted before each override that may
+  // patch it (--set cluster=NAME may name one, later flags patch it).
+  for (const auto& o : overrides) {
+    GraftBundledCluster(doc, *source);
+    GraftBundledNode(doc, {o}, *source, "cluster.node");
+    ApplyOverride(doc, o, *source);
+  }
+  GraftBundledCluster(doc, *source);
   YamlView root(doc, "", source);
   root.ExpectKeys({"name", "description", "model", "cluster", "parallel", "training", "price"});
   Scenario s;

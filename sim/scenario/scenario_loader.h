@@ -18,6 +18,16 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
 // A node topology: the name of a bundled one (topologies/<name>.yaml) or the
 // path of a YAML file of the same form. Throws InputError (`flag` names
 // where the argument came from) when it is neither, or on a bad file.
-NodeSpec LoadNode(const std::string& name_or_path, const std::string& flag = "node");
+// `overrides` ("pcie.lanes=8") patch the file's keys as --set does.
+NodeSpec LoadNode(const std::string& name_or_path, const std::string& flag = "node",
+                  const std::vector<std::string>& overrides = {});
+
+// A cluster (node, node count, fabric): the name of a bundled one
+// (topologies/clusters/<name>.yaml) or the path of a YAML file of that form.
+// REQUIRES: IsClusterFile(name_or_path), else its errors are the parser's.
+ClusterSpec LoadCluster(const std::string& name_or_path, const std::string& flag = "cluster",
+                        const std::vector<std::string>& overrides = {});
+// True for a bundled cluster name, or a YAML file with `node` and `nodes`.
+bool IsClusterFile(const std::string& name_or_path);
 
 }  // namespace pf

@@ -16,6 +16,15 @@ const NameTable<NicKind>& NamesOf(NicKind) {
       {NicKind::kInfiniband, "infiniband"}, {NicKind::kRoce, "roce"}, {NicKind::kTcp, "tcp"}};
   return t;
 }
+const NameTable<FabricKind>& NamesOf(FabricKind) {
+  static const NameTable<FabricKind> t = {{FabricKind::kRail, "rail"}, {FabricKind::kFatTree, "fat_tree"}};
+  return t;
+}
+
+const NameTable<Placement>& NamesOf(Placement) {
+  static const NameTable<Placement> t = {{Placement::kPacked, "packed"}, {Placement::kSpread, "spread"}};
+  return t;
+}
 
 const NameTable<IntraKind>& NamesOf(IntraKind) {
   static const NameTable<IntraKind> t = {{IntraKind::kNvswitch, "nvswitch"},

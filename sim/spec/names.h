@@ -19,6 +19,8 @@ const NameTable<FfnKind>& NamesOf(FfnKind);
 const NameTable<Position>& NamesOf(Position);
 const NameTable<IntraKind>& NamesOf(IntraKind);
 const NameTable<NicKind>& NamesOf(NicKind);
+const NameTable<FabricKind>& NamesOf(FabricKind);
+const NameTable<Placement>& NamesOf(Placement);
 const NameTable<Method>& NamesOf(Method);
 const NameTable<Precision>& NamesOf(Precision);
 const NameTable<Recompute>& NamesOf(Recompute);

@@ -1,6 +1,7 @@
 #include "sim/spec/spec.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace pf {
 
@@ -23,6 +24,37 @@ NodeSpec WithGpus(NodeSpec n, int gpus) {
                              [&](const auto& p) { return p.first >= gpus || p.second >= gpus; }),
               pairs.end());
   return n;
+}
+
+int NodesPerLeaf(const ClusterSpec& c) {
+  const FabricSpec& f = c.fabric;
+  if (f.radix <= 0) return std::max(1, c.nodes);
+  if (f.kind == FabricKind::kRail) return std::max(1, f.radix / 2);
+  const int node_ports = static_cast<int>(f.radix * f.oversubscription / (f.oversubscription + 1));
+  return std::max(1, node_ports / std::max(1, c.node.nics));
+}
+
+int Leaves(const ClusterSpec& c) { return std::max(1, (c.nodes + NodesPerLeaf(c) - 1) / NodesPerLeaf(c)); }
+
+int LeafOf(const ClusterSpec& c, int node) {
+  return c.fabric.placement == Placement::kSpread ? node % Leaves(c) : node / NodesPerLeaf(c);
+}
+
+int LeavesPerPod(const ClusterSpec& c) {
+  return c.fabric.levels >= 3 && c.fabric.radix > 0 ? std::max(1, c.fabric.radix / 2) : Leaves(c);
+}
+
+int LeafUplinks(const ClusterSpec& c) {
+  if (c.fabric.kind != FabricKind::kFatTree) return 0;
+  const double node_ports = double(NodesPerLeaf(c)) * c.node.nics;
+  return static_cast<int>(std::ceil(node_ports / std::max(1.0, c.fabric.oversubscription) - 1e-9));
+}
+
+int SwitchHops(const ClusterSpec& c, int a, int b) {
+  if (a == b) return 0;
+  const int la = LeafOf(c, a), lb = LeafOf(c, b);
+  if (la == lb) return 1;
+  return la / LeavesPerPod(c) == lb / LeavesPerPod(c) ? 3 : 5;
 }
 
 BytesPerSecond PcieLinkRate(int gen, int lanes) {

@@ -113,11 +113,51 @@ struct NodeSpec {
 // others leave their switches and bridges.
 NodeSpec WithGpus(NodeSpec n, int gpus);
 
+// How nodes are cabled (topologies/clusters/*.yaml).
+// - rail: rail-optimized and non-blocking; NIC r of every node on rail r's
+//   leaf switches, each holding radix / 2 nodes, spines above them.
+// - fat_tree: every NIC of a node on one leaf switch; a leaf gives radix x
+//   o / (o + 1) ports to nodes and the rest to spines, so traffic between
+//   leaves shares uplinks `oversubscription` (o) times fewer than the node
+//   ports. Spines (and, with 3 levels, cores above pods of radix / 2
+//   leaves) are non-blocking.
+enum class FabricKind { kRail, kFatTree };
+// Where the job's nodes sit: filling leaf after leaf (a dedicated cluster),
+// or one per leaf in turn (a shared cluster whose scheduler gives free
+// nodes wherever they are: Meta measured >30% slower jobs from such
+// fragmented placement, topologies/hardware_facts.md section 6).
+enum class Placement { kPacked, kSpread };
+struct FabricSpec {
+  FabricKind kind = FabricKind::kRail;
+  int radix = 0;                // ports per switch; 0: one leaf holds every node
+  double oversubscription = 1;  // fat_tree: node ports per spine port of a leaf, >= 1
+  int levels = 2;               // 2 (leaf-spine) or 3 (leaf-spine-core)
+  Placement placement = Placement::kPacked;
+  // Each switch beyond the first (whose latency nics.latency includes).
+  Seconds switch_latency;
+};
+
 struct ClusterSpec {
   NodeSpec node;
   int nodes = 0;
+  FabricSpec fabric;
+  std::string name;  // the cluster file's, or "" for {node, nodes}
   int gpus() const { return nodes * node.gpus_per_node; }
 };
+
+// Nodes per leaf switch (at least 1; every node when radix is 0).
+int NodesPerLeaf(const ClusterSpec& c);
+// Leaves the job's nodes use, and the leaf of node k.
+int Leaves(const ClusterSpec& c);
+int LeafOf(const ClusterSpec& c, int node);
+// Leaves per pod of a 3-level fabric (radix / 2; every leaf with 2 levels).
+int LeavesPerPod(const ClusterSpec& c);
+// A fat-tree leaf's ports to the spines: its node ports / oversubscription,
+// rounded up (0 on a rail fabric, which is non-blocking).
+int LeafUplinks(const ClusterSpec& c);
+// Switches a byte crosses from node a to node b: 0 (same node), 1 (same
+// leaf), 3 (through a spine), 5 (through a core).
+int SwitchHops(const ClusterSpec& c, int a, int b);
 
 struct ParallelSpec {
   int tp = 1, pp = 1, dp = 1;

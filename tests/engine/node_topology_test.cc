@@ -88,7 +88,9 @@ TEST(NodeTopology, BridgedPairTalksOverTheBridgeOthersOverPcie) {
   const NodeSpec n = Node("rtx3090-nvlink-2x");
   const NodeTopology t(n);
   EXPECT_EQ(Names(t, t.GpuToGpu(1, 0)), (Strings{"bridge1_0"}));
-  const GroupPaths p = PathsOf(ClusterSpec{n, 1}, t, {0, 1});
+  ClusterSpec c;
+  c.node = n, c.nodes = 1;
+  const GroupPaths p = PathsOf(c, t, {0, 1});
   EXPECT_NEAR(p.intra.value(), 56.25e9 * NvlinkEfficiency(3), 1);
 }
 

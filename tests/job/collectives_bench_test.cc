@@ -63,6 +63,27 @@ TEST(CollectivesBench, ReproducesTheMultiNodeRows) {
   EXPECT_NEAR(RunCollectiveBench(ring)[0].busbw_gbps / busbw[0], 1, 0.15);
 }
 
+// 10 nodes on a 2:1 fat-tree (5 per leaf): packed, a ring crosses the
+// leaves twice and is as fast as on a non-blocking fabric; spread (one
+// node per leaf in turn), every hop crosses, and each leaf's 40 NICs share
+// 20 uplinks: the inter-node part of the ring halves.
+TEST(CollectivesBench, AnOversubscribedLeafHalvesARingThatCrossesItEverywhere) {
+  CollectiveBench b;
+  b.cluster = LoadCluster("h100-fattree-2to1-1024node");
+  b.cluster.nodes = 10;
+  b.gpus = 80;
+  b.sizes_bytes = {4.0 * (1 << 30)};
+  b.algorithm = Algorithm::kRing;
+  const double packed = RunCollectiveBench(b)[0].busbw_gbps;
+  b.cluster.fabric.placement = Placement::kSpread;
+  const double spread = RunCollectiveBench(b)[0].busbw_gbps;
+  b.cluster.fabric.kind = FabricKind::kRail;
+  const double rail = RunCollectiveBench(b)[0].busbw_gbps;
+  EXPECT_NEAR(packed / rail, 1, 0.01) << packed << " vs " << rail;
+  EXPECT_LT(spread / packed, 0.6) << spread << " vs " << packed;
+  EXPECT_GT(spread / packed, 0.45) << spread << " vs " << packed;
+}
+
 TEST(CollectivesBench, EveryOpRunsAndBusBandwidthStaysBelowTheLinks) {
   for (auto kind : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
                     CollectiveKind::kBroadcast, CollectiveKind::kAllToAll, CollectiveKind::kSendRecv}) {
