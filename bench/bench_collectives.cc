@@ -22,4 +22,20 @@ void BM_AllReduce1GB512Gpus(benchmark::State& state) {
 }
 BENCHMARK(BM_AllReduce1GB512Gpus)->Unit(benchmark::kMillisecond);
 
+// The same on 64 nodes of the 2:1 fat-tree cluster, spread over its leaves.
+void BM_AllReduce1GB512GpusFatTreeSpread(benchmark::State& state) {
+  for (auto _ : state) {
+    pf::CollectiveBench b;
+    b.cluster = pf::LoadCluster("h100-fattree-2to1-1024node");
+    b.cluster.nodes = 64;
+    b.cluster.fabric.placement = pf::Placement::kSpread;
+    b.gpus = 512;
+    b.sizes_bytes = {1e9};
+    const auto rows = pf::RunCollectiveBench(b);
+    benchmark::DoNotOptimize(rows);
+    state.counters["busbw_GBps"] = rows[0].busbw_gbps;
+  }
+}
+BENCHMARK(BM_AllReduce1GB512GpusFatTreeSpread)->Unit(benchmark::kMillisecond);
+
 }  // namespace

@@ -46,8 +46,10 @@ PcieSpec ParsePcie(const YamlView& v, const NodeSpec& n) {
   if (!p.p2p) p.host_memory = v.Get("host_memory").AsBandwidth();
   if (v.Has("uplink_lanes")) p.uplink_lanes = Lanes(v.Get("uplink_lanes"));
   if (!v.Has("switches")) return p;
+  const std::vector<YamlView> switches = v.Get("switches").Items(1024);
+  if (switches.empty()) return p;  // [] as none: every device on a root port
   std::vector<std::string> gpu_owner(n.gpus_per_node), nic_owner(n.nics);
-  for (const YamlView& sw : v.Get("switches").Items(1024)) {
+  for (const YamlView& sw : switches) {
     sw.ExpectKeys({"socket", "gpus", "nics"});
     PcieSwitch s;
     s.socket = static_cast<int>(sw.Get("socket").Int(0, 1 << 20));
