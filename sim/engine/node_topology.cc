@@ -187,6 +187,20 @@ std::vector<double> NodeTopology::SharedRates(const std::vector<Route>& routes) 
   return rates;
 }
 
+Route NodeTopology::CpuToFabric() const {
+  Route r = Cross(0, nic_socket_[0]);
+  Append(r, Down(nic_switch_[0]));
+  r.push_back(nic_out_[0]);
+  return r;
+}
+
+Route NodeTopology::FabricToCpu() const {
+  Route r = {nic_in_[0]};
+  Append(r, Up(nic_switch_[0]));
+  Append(r, Cross(nic_socket_[0], 0));
+  return r;
+}
+
 double NodeTopology::SharedRate(const std::vector<Route>& routes) const {
   const std::vector<double> rates = SharedRates(routes);
   return rates.empty() ? 0 : *std::min_element(rates.begin(), rates.end());

@@ -38,6 +38,11 @@ class NodeTopology {
   Route CpuToGpu(int i) const;
   Route GpuToFabric(int i) const;  // through NicOf(i)
   Route FabricToGpu(int i) const;
+  // Host memory to and from the fabric, through NIC 0 (storage traffic
+  // lands in host memory; nodes with separate storage NICs are not told
+  // apart yet).
+  Route CpuToFabric() const;
+  Route FabricToCpu() const;
   // The NIC GPU i sends through: the NICs behind its switch, shared in
   // order, or (none there, or no switches) rail i x nics / gpus_per_node.
   int NicOf(int i) const { return nic_of_[i]; }

@@ -41,6 +41,8 @@ void AddNodeElements(sg::NetZone* zone, const NodeSpec& n, const NodeTopology& t
     zone->add_route(at(gpus[i]), gw, nullptr, nullptr, route(topo.GpuToFabric(i)), false);
     zone->add_route(gw, at(gpus[i]), nullptr, nullptr, route(topo.FabricToGpu(i)), false);
   }
+  zone->add_route(at(cpu), gw, nullptr, nullptr, route(topo.CpuToFabric()), false);
+  zone->add_route(gw, at(cpu), nullptr, nullptr, route(topo.FabricToCpu()), false);
 }
 
 // One node: its GPUs, their links, its NICs and a gateway router.
@@ -91,6 +93,38 @@ void Attach(sg::NetZone* parent, sg::NetZone* child, simgrid::kernel::routing::N
   parent->add_route(nullptr, child->get_netpoint(), nullptr, gw, {sg::LinkInRoute(link("_down"))}, false);
 }
 
+// Local tiers: a disk on each node's CPU host. Shared tiers: a zone on the
+// fabric's core holding the servers, each behind its own NIC.
+void AddStorage(sg::NetZone* cluster, const ClusterSpec& c, Platform& out) {
+  for (const StorageTier& t : c.storage) {
+    if (!t.shared()) {
+      for (sg::Host* cpu : out.cpus)
+        out.local_disks[t.name].push_back(cpu->create_disk(t.name, t.read.value(), t.write.value())->seal());
+      continue;
+    }
+    const std::string name = "storage_" + t.name;
+    FabricZone z = MakeFabricZone(cluster, name);
+    for (int k = 0; k < t.servers; ++k) {
+      const std::string sn = name + "_server" + std::to_string(k);
+      sg::NetZone* server_zone = sg::create_full_zone(sn + "_zone");
+      server_zone->set_parent(z.zone);
+      simgrid::kernel::routing::NetPoint* gw = server_zone->create_router(sn + "_gw");
+      sg::Host* host = server_zone->create_host(sn, 1e9)->seal();
+      sg::Disk* disk = host->create_disk(t.name, t.read.value(), t.write.value())->seal();
+      const double nic = t.network.value() * NicEfficiency();
+      sg::Link* out_link = server_zone->create_link(sn + "_nic_out", nic)->set_latency(t.latency.value())->seal();
+      sg::Link* in_link = server_zone->create_link(sn + "_nic_in", nic)->seal();
+      server_zone->add_route(host->get_netpoint(), gw, nullptr, nullptr, {sg::LinkInRoute(out_link)}, false);
+      server_zone->add_route(gw, host->get_netpoint(), nullptr, nullptr, {sg::LinkInRoute(in_link)}, false);
+      server_zone->seal();
+      Attach(z.zone, server_zone, gw, sn + "_port", 1e15, 0, true);
+      out.servers[t.name].push_back({host, disk});
+    }
+    z.zone->seal();
+    Attach(cluster, z.zone, z.gw, name, 1e15, c.fabric.switch_latency.value(), true);
+  }
+}
+
 }  // namespace
 
 Platform BuildPlatform(const Scenario& s) {
@@ -129,6 +163,7 @@ Platform BuildPlatform(const Scenario& s) {
     // Inside a leaf the switch is non-blocking; a fat pipe stands for it.
     Attach(parent, node, gw, "n" + std::to_string(k) + "_fabric", 1e15, 0, true);
   }
+  AddStorage(cluster, c, out);
   for (auto& z : leaf_zones) z.zone->seal();
   for (auto& z : pod_zones) z.zone->seal();
   out.timer = cluster->create_host("timer", Platform::kTimerSpeed)->set_core_count(1 << 30)->seal();

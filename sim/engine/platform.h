@@ -15,6 +15,8 @@
 // (collectives/nccl.h).
 #pragma once
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include <simgrid/s4u.hpp>
@@ -32,6 +34,15 @@ struct Platform {
   // (a collective's latency), never slowed by other delays.
   simgrid::s4u::Host* timer = nullptr;
   static constexpr double kTimerSpeed = 1e9;
+  // Storage tiers by name: a local tier's disk on each node's CPU host (by
+  // node), a shared tier's servers (each a host with its disk, in a zone
+  // on the fabric's core, reached through its own NIC).
+  struct Server {
+    simgrid::s4u::Host* host = nullptr;
+    simgrid::s4u::Disk* disk = nullptr;
+  };
+  std::map<std::string, std::vector<simgrid::s4u::Disk*>> local_disks;
+  std::map<std::string, std::vector<Server>> servers;
 };
 
 // REQUIRES: a live simgrid::s4u::Engine with the network model configured.

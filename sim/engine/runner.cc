@@ -280,11 +280,41 @@ class Runner {
     e->start();
   }
 
+  // A copy between a GPU and host memory, or a storage tier: the tier's
+  // media (a node's disk, or each server's disk for its equal stripe), the
+  // network from the servers to host memory, and host memory to the GPU,
+  // all streaming at once (proto/workload.proto Io.tier).
   void StartIo(int i, const preflight::Io& x) {
-    Gpu(x.gpu());
+    sg::Host* gpu = Gpu(x.gpu());
     sg::Host* cpu = p_.cpus.at(x.gpu() / s_.cluster.node.gpus_per_node);
-    if (x.direction() == preflight::Io::HOST_TO_DEVICE) Send(i, cpu, Gpu(x.gpu()), Bytes(x.size_bytes()));
-    else Send(i, Gpu(x.gpu()), cpu, Bytes(x.size_bytes()));
+    const bool in = x.direction() == preflight::Io::HOST_TO_DEVICE;
+    const Bytes size(x.size_bytes());
+    auto move = [&](sg::Host* far, sg::Host* near, Bytes b) { in ? Send(i, far, near, b) : Send(i, near, far, b); };
+    move(cpu, gpu, size);
+    if (x.tier().empty()) return;
+    if (auto d = p_.local_disks.find(x.tier()); d != p_.local_disks.end()) {
+      StartDiskIo(i, d->second.at(x.gpu() / s_.cluster.node.gpus_per_node), size, in);
+      return;
+    }
+    auto servers = p_.servers.find(x.tier());
+    if (servers == p_.servers.end())
+      throw std::invalid_argument("workload task " + std::to_string(i) + ": the cluster has no storage tier \"" +
+                                  x.tier() + "\"");
+    const Bytes stripe = size / double(servers->second.size());
+    for (const Platform::Server& server : servers->second) {
+      StartDiskIo(i, server.disk, stripe, in);
+      move(server.host, cpu, stripe);
+    }
+  }
+
+  void StartDiskIo(int i, sg::Disk* disk, Bytes bytes, bool read) {
+    if (bytes.value() <= 0) return;
+    sg::IoPtr io = sg::Io::init();
+    io->set_size(static_cast<sg_size_t>(bytes.value()));
+    io->set_op_type(read ? sg::Io::OpType::READ : sg::Io::OpType::WRITE);
+    io->set_disk(disk);
+    Track(i, io);
+    io->start();
   }
 
   // A send/recv as the model plans it: one step's latency, then one flow.

@@ -20,6 +20,10 @@ nlohmann::json ToJson(const Result& r) {
                                {"nodes_per_leaf", NodesPerLeaf(s.cluster)}}},
                    {"parallel", {{"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"vp", s.parallel.vp},
                                  {"dp", s.parallel.dp}, {"zero", s.parallel.zero}}}};
+  j["scenario"]["storage"] = json::array();
+  for (const StorageTier& t : s.cluster.storage)
+    j["scenario"]["storage"].push_back({{"name", t.name}, {"kind", ToString(t.kind)}, {"servers", t.servers},
+                                        {"read_bps", t.read.value()}, {"write_bps", t.write.value()}});
   j["memory"] = {{"per_gpu_bytes", m.total.value()}, {"capacity_bytes", m.capacity.value()},
                  {"fits", m.fits}, {"stage", m.stage},
                  {"weights_bytes", m.weights.value()}, {"gradients_bytes", m.gradients.value()},

@@ -64,6 +64,14 @@ void Header(std::string& o, const Scenario& s) {
                      Leaves(s.cluster), NodesPerLeaf(s.cluster), f.radix,
                      f.kind == FabricKind::kFatTree ? fmt::format(", {} uplinks per leaf", LeafUplinks(s.cluster)) : "",
                      ToString(f.placement));
+  if (!s.cluster.storage.empty()) {
+    std::string tiers;
+    for (const StorageTier& t : s.cluster.storage)
+      tiers += fmt::format("{}{} ({}{:.1f} GB/s read{})", tiers.empty() ? "" : ", ", t.name,
+                           t.shared() ? fmt::format("{} server{} x ", t.servers, t.servers == 1 ? "" : "s") : "",
+                           t.read.value() / 1e9, t.shared() ? "" : " per node");
+    o += fmt::format("  storage    {}\n", tiers);
+  }
   o += fmt::format("  parallel   TP {} x PP {}{} x DP {}, ZeRO {}{}\n", p.tp, p.pp,
                    p.vp > 1 ? fmt::format(" ({} chunks per stage, interleaved)", p.vp) : "", p.dp, p.zero,
                    p.dp > 1 ? (p.dp_overlap ? ", gradient reduction overlapped" : ", gradient reduction after backward") : "");

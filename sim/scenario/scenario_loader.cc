@@ -6,6 +6,7 @@
 
 #include "sim/scenario/catalog.h"
 #include "sim/scenario/fabric_parser.h"
+#include "sim/scenario/storage_parser.h"
 #include "sim/scenario/overrides.h"
 #include "sim/spec/validate.h"
 #include "sim/scenario/spec_parsers.h"
@@ -108,7 +109,7 @@ ClusterSpec ParseCluster(const YamlView& v) {
   if (!v.IsMap())
     v.Fail("unknown cluster \"" + Shown(v.Str()) + "\"" + SuggestionSuffix(v.Str().substr(0, 64), BundledClusters()) +
            "; or write {node, nodes} as a mapping");
-  v.ExpectKeys({"name", "source", "node", "nodes", "gpus_per_node", "fabric", "notes"});
+  v.ExpectKeys({"name", "source", "node", "nodes", "gpus_per_node", "fabric", "storage", "notes"});
   ClusterSpec c;
   if (v.Has("name")) c.name = v.Get("name").Name();
   if (v.Has("source")) v.Get("source").Name(4096);  // text, checked, not used
@@ -117,6 +118,7 @@ ClusterSpec ParseCluster(const YamlView& v) {
   if (v.Has("gpus_per_node"))  // fewer GPUs of the same box, never more
     c.node = WithGpus(c.node, v.Get("gpus_per_node").Int(1, c.node.gpus_per_node));
   if (v.Has("fabric")) c.fabric = ParseFabric(v.Get("fabric"), c);
+  if (v.Has("storage")) c.storage = ParseStorage(v.Get("storage"));
   return c;
 }
 

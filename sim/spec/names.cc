@@ -26,6 +26,15 @@ const NameTable<Placement>& NamesOf(Placement) {
   return t;
 }
 
+const NameTable<StorageKind>& NamesOf(StorageKind) {
+  static const NameTable<StorageKind> t = {{StorageKind::kLocalNvme, "local_nvme"},
+                                           {StorageKind::kPageCache, "page_cache"},
+                                           {StorageKind::kNfs, "nfs"},
+                                           {StorageKind::kParallelFs, "parallel_fs"},
+                                           {StorageKind::kObjectStore, "object_store"}};
+  return t;
+}
+
 const NameTable<IntraKind>& NamesOf(IntraKind) {
   static const NameTable<IntraKind> t = {{IntraKind::kNvswitch, "nvswitch"},
                                          {IntraKind::kPcie, "pcie"}};

@@ -21,6 +21,7 @@ const NameTable<IntraKind>& NamesOf(IntraKind);
 const NameTable<NicKind>& NamesOf(NicKind);
 const NameTable<FabricKind>& NamesOf(FabricKind);
 const NameTable<Placement>& NamesOf(Placement);
+const NameTable<StorageKind>& NamesOf(StorageKind);
 const NameTable<Method>& NamesOf(Method);
 const NameTable<Precision>& NamesOf(Precision);
 const NameTable<Recompute>& NamesOf(Recompute);

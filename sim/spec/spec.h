@@ -137,10 +137,27 @@ struct FabricSpec {
   Seconds switch_latency;
 };
 
+// A storage tier (the `storage:` list of a cluster): a node's own NVMe
+// drives, its host memory as page cache, or a service on the fabric whose
+// servers every client shares (an NFS server, a parallel file system of N
+// servers that stripes each file over all of them, an object store).
+enum class StorageKind { kLocalNvme, kPageCache, kNfs, kParallelFs, kObjectStore };
+struct StorageTier {
+  std::string name;
+  StorageKind kind = StorageKind::kLocalNvme;
+  int servers = 1;              // shared tiers
+  BytesPerSecond read, write;   // per node (local tiers) or per server, from its media
+  BytesPerSecond network;       // shared tiers: each server's NIC, per direction
+  Seconds latency;              // to the first byte of a request
+  Bytes capacity;               // per node (local tiers) or in all; 0: not stated
+  bool shared() const { return kind != StorageKind::kLocalNvme && kind != StorageKind::kPageCache; }
+};
+
 struct ClusterSpec {
   NodeSpec node;
   int nodes = 0;
   FabricSpec fabric;
+  std::vector<StorageTier> storage;
   std::string name;  // the cluster file's, or "" for {node, nodes}
   int gpus() const { return nodes * node.gpus_per_node; }
 };

@@ -266,7 +266,16 @@ void Checker::Io(int i, const preflight::Io& x) {
     TaskFail(i, ".io.direction",
              Num(x.direction()) + " is not a direction (HOST_TO_DEVICE or DEVICE_TO_HOST)");
   Bytes(i, ".io.size_bytes", x.size_bytes(), 1);
-  activities_ += 1;
+  int servers = 0;
+  for (const StorageTier& t : s_.cluster.storage)
+    if (t.name == x.tier()) servers = t.shared() ? t.servers : 1;
+  if (!x.tier().empty() && servers == 0) {
+    std::string names;
+    for (const StorageTier& t : s_.cluster.storage) names += (names.empty() ? "" : ", ") + t.name;
+    TaskFail(i, ".io.tier", "\"" + Shown(x.tier()) + "\" is not a storage tier of this cluster (" +
+                                (names.empty() ? std::string("it declares none") : "tiers: " + names) + ")");
+  }
+  activities_ += 1 + 2 * servers;
 }
 
 void Checker::Budgets() const {
