@@ -9,8 +9,10 @@ namespace {
 
 // Mixed-precision Adam: 2 B weights + 2 B gradients + 12 B optimizer state
 // (fp32 master copy, momentum, variance) per trainable parameter (Rajbhandari
-// et al. 2020, "ZeRO", Sec. 3.1: K = 12).
-constexpr double kWeightBytes = 2, kGradBytes = 2, kOptimizerBytes = 12;
+// et al. 2020, "ZeRO", Sec. 3.1: K = 12). In tf32/fp32 the weights and
+// gradients are fp32 (4 B each) and Adam keeps momentum and variance only
+// (8 B): the same 16 B per parameter.
+double OptimizerBytes(Precision p) { return ElementBytes(p) == 4 ? 8 : 12; }
 // NF4 with double quantization: 4.127 bits per parameter (Dettmers et al.
 // 2023, "QLoRA", Sec. 3).
 constexpr double kNf4Bytes = 4.127 / 8;
@@ -34,7 +36,10 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp) {
   const double s = t.seq_len, b = t.micro_batch, h = m.hidden, f = m.ffn;
   const double kv_rank = KvDimPerRank(m, tp);
   const double sb = s * b;
-  if (t.recompute == Recompute::kFull) return 2 * sb * h;  // the layer input only
+  // The formula counts 16-bit tensors; tf32/fp32 tensors take twice the
+  // bytes (its 1-byte dropout masks are doubled too: a slight overcount).
+  const double width = ElementBytes(t.precision) / 2;
+  if (t.recompute == Recompute::kFull) return width * 2 * sb * h;  // the layer input only
   double replicated = 10 * sb * h;  // 2 norms' inputs, QKV and MLP inputs, 2 dropout masks
   double up = m.ffn_kind == FfnKind::kSwiglu ? 2 * f : f;
   double sharded = 2 * sb * (h + 2 * kv_rank * tp)  // Q, K, V
@@ -43,7 +48,7 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp) {
   double scores = 0;
   if (t.attention == Attention::kUnfused && t.recompute == Recompute::kNone)
     scores = 5.0 * m.heads * s * s * b;  // softmax, dropout mask, dropout output
-  return replicated + (sharded + scores) / tp;
+  return width * (replicated + (sharded + scores) / tp);
 }
 
 // Weights, gradients and optimizer states of `stage`, per GPU, by method,
@@ -61,18 +66,19 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
   }
   const double base = layer_params + edge_params;
   const double dp = p.dp;
+  const double e = ElementBytes(t.precision);
   if (t.method == Method::kFull) {
-    r.weights = Bytes(base * kWeightBytes / (p.zero >= 3 ? dp : 1));
-    r.gradients = Bytes(base * kGradBytes / (p.zero >= 2 ? dp : 1));
-    r.optimizer = Bytes(base * kOptimizerBytes / (p.zero >= 1 ? dp : 1));
+    r.weights = Bytes(base * e / (p.zero >= 3 ? dp : 1));
+    r.gradients = Bytes(base * e / (p.zero >= 2 ? dp : 1));
+    r.optimizer = Bytes(base * OptimizerBytes(t.precision) / (p.zero >= 1 ? dp : 1));
     return;
   }
-  const double frozen = t.method == Method::kQlora ? layer_params * kNf4Bytes + edge_params * 2
-                                                   : base * kWeightBytes;
+  const double frozen = t.method == Method::kQlora ? layer_params * kNf4Bytes + edge_params * e
+                                                   : base * e;
   const double adapters = AdapterParamsPerLayer(m, t.lora_rank) * (m.layers / p.pp) / p.tp;
-  r.weights = Bytes(frozen / (p.zero >= 3 ? dp : 1) + adapters * kWeightBytes);
-  r.gradients = Bytes(adapters * kGradBytes);
-  r.optimizer = Bytes(adapters * kOptimizerBytes / (p.zero >= 1 ? dp : 1));
+  r.weights = Bytes(frozen / (p.zero >= 3 ? dp : 1) + adapters * e);
+  r.gradients = Bytes(adapters * e);
+  r.optimizer = Bytes(adapters * OptimizerBytes(t.precision) / (p.zero >= 1 ? dp : 1));
 }
 
 // 1F1B: stage i holds the activations of its warm-up forwards + 1 at peak:
@@ -107,7 +113,7 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
   if (stage == p.pp - 1)  // bf16 logits + fp32 softmax/gradient over the vocabulary shard
     r.logits = Bytes(t.tokens_per_micro_batch() * m.vocab / p.tp * (2 + 4));
   if (p.zero >= 3 && p.dp > 1)  // the layer being computed, the prefetched one, its gradients
-    r.zero_buffers = Bytes(CountParams(m).per_layer / p.tp * (2 * LayerWeightBytes(t.method) + kGradBytes));
+    r.zero_buffers = Bytes(CountParams(m).per_layer / p.tp * (2 * LayerWeightBytes(t.method, t.precision) + ElementBytes(t.precision)));
   double live = (r.weights + r.gradients + r.optimizer + r.activations + r.logits +
                  r.zero_buffers).value();
   r.framework = Bytes(kFrameworkFixedBytes + kFragmentation * live);
@@ -119,7 +125,7 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
 
 }  // namespace
 
-double LayerWeightBytes(Method m) { return m == Method::kQlora ? kNf4Bytes : kWeightBytes; }
+double LayerWeightBytes(Method m, Precision p) { return m == Method::kQlora ? kNf4Bytes : ElementBytes(p); }
 
 double TrainableParams(const Scenario& s) {
   if (s.training.method == Method::kFull) return CountParams(s.model).total(s.model.layers);

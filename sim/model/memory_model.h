@@ -31,8 +31,8 @@ struct MemoryBreakdown {
 MemoryBreakdown EstimateMemory(const Scenario& s);
 
 // Bytes per parameter of the (frozen or trained) transformer-layer weights:
-// 2 (bf16/fp16), or 4.127 bits for QLoRA's NF4 base.
-double LayerWeightBytes(Method m);
+// 2 (bf16/fp16/fp8), 4 (tf32/fp32), or 4.127 bits for QLoRA's NF4 base.
+double LayerWeightBytes(Method m, Precision p);
 
 // Trainable parameters (all for full training, adapters for LoRA/QLoRA).
 double TrainableParams(const Scenario& s);

@@ -41,10 +41,10 @@ double KvDimPerRank(const ModelSpec& m, int tp) {
   return std::max(1.0, double(m.kv_heads) / tp) * m.head_dim();
 }
 
-double ActivationBytes(Precision) {
+double ActivationBytes(Precision p) {
   // bf16/fp16 activations; FP8 recipes (Transformer Engine) keep activations
-  // and weights in bf16 outside the GEMM inputs.
-  return 2.0;
+  // and weights in bf16 outside the GEMM inputs; tf32/fp32 in fp32.
+  return ElementBytes(p);
 }
 
 ParamCount CountParams(const ModelSpec& m) {

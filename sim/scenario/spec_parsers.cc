@@ -55,6 +55,7 @@ GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
   g.peak_bf16 = rate("bf16");
   g.peak_fp16 = rate("fp16");
   g.peak_fp8 = rate("fp8");
+  g.peak_tf32 = rate("tf32");
   g.peak_fp32 = rate("fp32");
   g.memory = v.Get("memory").AsBytes();
   g.memory_bandwidth = v.Get("memory_bandwidth").AsBandwidth();

@@ -47,7 +47,8 @@ const NameTable<Method>& NamesOf(Method) {
 }
 const NameTable<Precision>& NamesOf(Precision) {
   static const NameTable<Precision> t = {
-      {Precision::kBf16, "bf16"}, {Precision::kFp16, "fp16"}, {Precision::kFp8, "fp8"}};
+      {Precision::kBf16, "bf16"}, {Precision::kFp16, "fp16"}, {Precision::kFp8, "fp8"},
+      {Precision::kTf32, "tf32"}, {Precision::kFp32, "fp32"}};
   return t;
 }
 const NameTable<Recompute>& NamesOf(Recompute) {

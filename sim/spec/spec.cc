@@ -10,9 +10,13 @@ FlopsPerSecond PeakFlops(const GpuSpec& g, Precision p) {
     case Precision::kBf16: return g.peak_bf16;
     case Precision::kFp16: return g.peak_fp16;
     case Precision::kFp8: return g.peak_fp8;
+    case Precision::kTf32: return g.peak_tf32;
+    case Precision::kFp32: return g.peak_fp32;
   }
   return g.peak_bf16;
 }
+
+double ElementBytes(Precision p) { return p == Precision::kTf32 || p == Precision::kFp32 ? 4 : 2; }
 
 NodeSpec WithGpus(NodeSpec n, int gpus) {
   n.gpus_per_node = gpus;

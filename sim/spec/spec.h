@@ -39,7 +39,7 @@ struct ModelSpec {
 // One GPU model's datasheet figures (topologies/gpus.yaml).
 struct GpuSpec {
   std::string name;
-  FlopsPerSecond peak_bf16, peak_fp16, peak_fp8, peak_fp32;  // dense; 0 when absent
+  FlopsPerSecond peak_bf16, peak_fp16, peak_fp8, peak_tf32, peak_fp32;  // dense; 0 when absent
   Bytes memory;
   BytesPerSecond memory_bandwidth;
   BytesPerSecond nvlink_bidir;  // 0 without NVLink
@@ -189,7 +189,11 @@ struct ParallelSpec {
 };
 
 enum class Method { kFull, kLora, kQlora };
-enum class Precision { kBf16, kFp16, kFp8 };
+// Tensor-core precision of the GEMMs. bf16/fp16/fp8 train with mixed
+// precision (16-bit weights, gradients and activations, fp32 master weights
+// and Adam moments); tf32 and fp32 keep everything in fp32 (tf32 runs the
+// GEMMs on tensor cores, fp32 on CUDA cores: P40, V100 without AMP).
+enum class Precision { kBf16, kFp16, kFp8, kTf32, kFp32 };
 enum class Recompute { kNone, kSelective, kFull };
 enum class Attention { kFlash, kUnfused };
 
@@ -236,6 +240,10 @@ struct Scenario {
 // Dense tensor peak of `g` for the training precision (0 when the GPU has
 // no tensor-core rate for it).
 FlopsPerSecond PeakFlops(const GpuSpec& g, Precision p);
+
+// Bytes per element of weights, gradients and activations: 2 with mixed
+// precision, 4 in tf32/fp32.
+double ElementBytes(Precision p);
 
 // Line rate of a PCIe link per direction: generation `gen` (1..6) with
 // `lanes` lanes, after line encoding (8b/10b to gen 2, 128b/130b from

@@ -158,6 +158,9 @@ Check Hardware(const Scenario& s) {
   if (t.method != Method::kFull && t.lora_rank > m.hidden)
     return SpecError{"training.lora_rank", Str(t.lora_rank) + " exceeds the model's hidden size (" +
                                                Str(m.hidden) + ")"};
+  if (ElementBytes(t.precision) == 4 && t.attention == Attention::kFlash)
+    return SpecError{"training.attention", "flash (the default) runs in fp16/bf16 only (FlashAttention-2); with \"" +
+                                               std::string(ToString(t.precision)) + "\" set attention: unfused"};
   if (PeakFlops(g, t.precision).value() <= 0)
     return SpecError{"training.precision", "\"" + std::string(ToString(t.precision)) +
                                                "\" has no tensor-core rate on " + g.name +

@@ -19,7 +19,7 @@ DataParallelEmitter::DataParallelEmitter(TaskGraph& g, const Scenario& s, int st
   else EmitBuckets();
   if (p_.dp > 1 && !zero3_ && p_.zero < 2 && !p_.dp_overlap)
     late_reduce_ = g_.Collective("dp_grad_reduce", preflight::DP_COMM, DpKind(), group_,
-                                 Bytes(stage_params_ * kCommBytesPerParam), 1, p_.tp);
+                                 Bytes(stage_params_ * ElementBytes(s_.training.precision)), 1, p_.tp);
 }
 
 preflight::CollectiveKind DataParallelEmitter::DpKind() const {
@@ -27,7 +27,7 @@ preflight::CollectiveKind DataParallelEmitter::DpKind() const {
 }
 
 Bytes DataParallelEmitter::GradBytes(int chunk) const {
-  return Bytes(chunks_[chunk].params * kCommBytesPerParam);
+  return Bytes(chunks_[chunk].params * ElementBytes(s_.training.precision));
 }
 
 int DataParallelEmitter::Buckets(int chunk) const {
@@ -46,8 +46,8 @@ bool DataParallelEmitter::ReducesIn(int micro_batch) const {
 // their stream in compute order, and so do the reduce-scatters.
 void DataParallelEmitter::EmitZero3() {
   const StageCost& c = chunks_[0];  // ZeRO-3 implies pp = vp = 1
-  const Bytes layer_bytes(c.layer_weights * LayerWeightBytes(s_.training.method));
-  const Bytes grad_bytes(c.params / c.layers * kCommBytesPerParam);
+  const Bytes layer_bytes(c.layer_weights * LayerWeightBytes(s_.training.method, s_.training.precision));
+  const Bytes grad_bytes(c.params / c.layers * ElementBytes(s_.training.precision));
   auto gather = [&](const char* name) {
     int x = g_.Collective(name, preflight::DP_COMM, preflight::ALL_GATHER, group_, layer_bytes, 1, p_.tp);
     g_.Dep(x, gather_chain_.empty() ? kNoTask : gather_chain_.back());
@@ -118,7 +118,7 @@ int DataParallelEmitter::Optimizer(int gpu, int last) {
 void DataParallelEmitter::Finish(const std::vector<int>& optimizers) {
   if (p_.dp <= 1 || (p_.zero != 1 && p_.zero != 2)) return;
   int ag = g_.Collective("zero_param_gather", preflight::DP_COMM, preflight::ALL_GATHER, group_,
-                         Bytes(stage_params_ * kCommBytesPerParam), 1, p_.tp);
+                         Bytes(stage_params_ * ElementBytes(s_.training.precision)), 1, p_.tp);
   for (int o : optimizers) g_.Dep(ag, o);
 }
 

@@ -19,8 +19,8 @@ namespace pf {
 
 // PyTorch DDP's default gradient bucket (bucket_cap_mb = 25).
 constexpr Bytes kBucketBytes(25e6);
-// Gradients and gathered parameters travel in bf16/fp16.
-constexpr double kCommBytesPerParam = 2;
+// Gradients and gathered parameters travel at the training precision's
+// element size (spec.h ElementBytes: bf16/fp16 2 bytes, tf32/fp32 4).
 
 class DataParallelEmitter {
  public:

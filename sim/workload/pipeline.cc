@@ -25,7 +25,7 @@ void EmitPipelineSends(TaskGraph& g, const Scenario& s, int micro_batches, Bytes
 void EmitTiedEmbeddingSync(TaskGraph& g, const Scenario& s, const PipelineLinks& links) {
   const ParallelSpec& p = s.parallel;
   if (!TiedEmbeddingCopies(s.model, p) || s.training.method != Method::kFull) return;
-  const Bytes bytes(double(s.model.vocab) * s.model.hidden / p.tp * kCommBytesPerParam);
+  const Bytes bytes(double(s.model.vocab) * s.model.hidden / p.tp * ElementBytes(s.training.precision));
   const int last = p.pp - 1;
   for (int d = 0; d < p.dp; ++d) {
     int x = g.Collective("embedding_grad_sync", preflight::DP_COMM, preflight::ALL_REDUCE,

@@ -35,7 +35,7 @@ double Buckets(const Scenario& s) {
     params = std::max(ParamsPerTpRank(s.model, p, 0).total(),
                       ParamsPerTpRank(s.model, p, vstages - 1).total());
   const double layers = double(s.model.layers) / vstages;
-  return std::max(1.0, std::min(layers, std::ceil(Bytes(params * kCommBytesPerParam) / kBucketBytes)));
+  return std::max(1.0, std::min(layers, std::ceil(Bytes(params * ElementBytes(s.training.precision)) / kBucketBytes)));
 }
 
 }  // namespace
