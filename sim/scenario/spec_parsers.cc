@@ -43,7 +43,7 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
 }
 
 GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
-  v.ExpectKeys({"peak", "memory", "memory_bandwidth", "nvlink", "pcie_gen", "sms",
+  v.ExpectKeys({"name", "peak", "memory", "memory_bandwidth", "nvlink", "pcie_gen", "sms",
                 "gemm_efficiency", "gemm_efficiency_fp8", "gemm_measured_on", "source", "notes"});
   GpuSpec g;
   g.name = name;
@@ -78,6 +78,10 @@ NodeSpec ParseNode(const YamlView& v, const std::string& default_name) {
   NodeSpec n;
   n.name = NameOr(v, default_name);
   YamlView gpu = v.Get("gpu");
+  if (gpu.IsMap()) {  // a GPU of the user's own, with the catalog's keys and a name
+    n.gpu = ParseGpu(gpu, gpu.Has("name") ? gpu.Get("name").Name(64) : "inline GPU");
+    n.gpus_per_node = v.Get("gpus_per_node").Int(1, 1024);
+  } else {
   std::string gpu_name = gpu.Name();
   const auto& catalog = GpuCatalog();
   auto it = catalog.find(gpu_name);
@@ -88,6 +92,7 @@ NodeSpec ParseNode(const YamlView& v, const std::string& default_name) {
   }
   n.gpu = it->second;
   n.gpus_per_node = v.Get("gpus_per_node").Int(1, 1024);
+  }
 
   YamlView ic = v.Get("interconnect");
   ic.ExpectKeys({"kind", "bandwidth", "latency", "nvlink_gen", "nvls"});

@@ -257,6 +257,15 @@ TEST(ScenarioOverrides, PatchesABundledNode) {
   EXPECT_EQ(s.cluster.node.gpus_per_node, 8);  // the rest of the bundled file
 }
 
+TEST(ScenarioOverrides, AGpuWrittenInlineReplacesTheCatalogOne) {
+  const std::string path = WriteScenario("inline_gpu", {});
+  Scenario s = LoadScenario(path, {"cluster.node.gpu={name: Next-GPU, peak: {bf16: 500TFLOP/s}, memory: 96GiB, "
+                                   "memory_bandwidth: 3TB/s, pcie_gen: 5, sms: 120}"});
+  EXPECT_EQ(s.cluster.node.gpu.name, "Next-GPU");
+  EXPECT_DOUBLE_EQ(s.cluster.node.gpu.peak_bf16.value(), 500e12);
+  EXPECT_DOUBLE_EQ(s.cluster.node.gpu.memory.value(), 96.0 * (1 << 30));
+}
+
 TEST(ScenarioOverrides, ErrorsInAPatchedNodePointAtTheBundledFileOrTheFlag) {
   InputError bad = LoadError({"cluster.node.nics.bandwidth=0Gbps"});
   EXPECT_EQ(bad.where().file, "--set cluster.node.nics.bandwidth=0Gbps");
