@@ -11,6 +11,7 @@
 
 #include "sim/base/error.h"
 #include "sim/calibration/fit.h"
+#include "sim/calibration/gemm_fit.h"
 #include "sim/calibration/nccl_fit.h"
 #include "sim/cli/exit_status.h"
 
@@ -69,6 +70,41 @@ void PrintNcclFit(const std::string& root) {
                100 * f.relative_errors[i]);
 }
 
+// The GEMM shape fit (calibration/gemm_fit.h): constants, then the error
+// by GPU and size class.
+void PrintGemmFit(const std::string& root) {
+  const auto points = pf::LoadGemmPoints(root);
+  const pf::GemmFitResult f = pf::FitGemmShape(points);
+  const pf::GemmShapeConstants shipped;
+  fmt::print("GEMM shape fit over {} published bf16 GEMM points (Levenberg-Marquardt on log(model/measured))\n",
+             points.size());
+  fmt::print("  headroom     {:>8.4f}  (written as {:.3f}; ships {:.3f})\n", f.fitted.headroom, f.shipped.headroom,
+             shipped.headroom);
+  fmt::print("  tiles_half   {:>8.4f}  (written as {:.3f}; ships {:.3f})\n", f.fitted.tiles_half,
+             f.shipped.tiles_half, shipped.tiles_half);
+  fmt::print("  k_half       {:>8.1f}  (written as {:.0f}; ships {:.0f})\n", f.fitted.k_half, f.shipped.k_half,
+             shipped.k_half);
+  fmt::print("rms of log error {:.3f}\n\n", f.rms);
+  fmt::print("| {:<16} | {:<28} | {:>6} | {:>9} | {:>9} |\n", "gpu", "M*N*K", "points", "rms", "max |err|");
+  fmt::print("|{:-<18}|{:-<30}|{:-<8}|{:-<11}|{:-<11}|\n", "", "", "", "", "");
+  for (const char* gpu : {"A100-SXM4-40GB", "A100-SXM4-80GB", "H100-SXM5-80GB"})
+    for (const auto& [label, lo, hi] : {std::tuple<const char*, double, double>{"below 2^30 (1024^3)", 0, 1 << 30},
+                                        {"2^30 to 2^36 (4096^3)", double(1 << 30), 68719476736.0},
+                                        {"2^36 and above", 68719476736.0, 1e30}}) {
+      double sum = 0, worst = 0;
+      int count = 0;
+      for (size_t i = 0; i < points.size(); ++i) {
+        const double size = points[i].m * points[i].n * points[i].k;
+        if (points[i].gpu != gpu || size < lo || size >= hi) continue;
+        const double e = std::exp(f.log_errors[i]) - 1;
+        sum += e * e, worst = std::max(worst, std::abs(e)), ++count;
+      }
+      if (count)
+        fmt::print("| {:<16} | {:<28} | {:>6} | {:>8.1f}% | {:>8.1f}% |\n", gpu, label, count,
+                   100 * std::sqrt(sum / count), 100 * worst);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -82,8 +118,9 @@ int main(int argc, char** argv) {
   app.add_option("--start-nccl-share", share, "starting NCCL compute share")->check(CLI::Range(0.0, 0.9));
   app.add_option("--max-iterations", iterations, "Gauss-Newton iterations at most")->check(CLI::Range(1, 50));
   app.add_option("--root", root, "source tree holding tests/data/ and scenarios/");
-  bool nccl = false;
+  bool nccl = false, gemm = false;
   app.add_flag("--nccl", nccl, "refit the NCCL collective constants (collectives/nccl.h) instead");
+  app.add_flag("--gemm", gemm, "refit the GEMM shape constants (model/gemm_shape.h) instead");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -92,6 +129,10 @@ int main(int argc, char** argv) {
   return pf::RunWithExitStatus("calibrate", [&] {
     if (nccl) {
       PrintNcclFit(root);
+      return 0;
+    }
+    if (gemm) {
+      PrintGemmFit(root);
       return 0;
     }
     const auto rows = pf::LoadReferenceRows(root);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/model/gemm_shape.h"
+
 namespace pf {
 namespace {
 
@@ -41,12 +43,14 @@ double GemmEfficiency(const GpuSpec& g, Precision p) {
   return g.gemm_efficiency_fp8.value_or(bf16 * Fp8VsBf16Gemm());
 }
 
-Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& cal) {
+Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& cal,
+               const GemmShapeConstants& shape) {
   // FP8 recipes (Transformer Engine) run the linear layers in fp8 and keep
   // attention in bf16.
   const Precision kernel = op.kind == OpKind::kAttention && p == Precision::kFp8 ? Precision::kBf16 : p;
   double eff = GemmEfficiency(g, kernel);
   if (op.kind == OpKind::kAttention) eff *= kAttentionVsGemm;
+  if (op.kind == OpKind::kGemm) eff *= GemmShapeFactor(g.sms, op.m, op.n, op.k, shape);
   const Seconds compute = op.flops / (PeakFlops(g, kernel) * eff);
   const Seconds memory = op.bytes / (g.memory_bandwidth * kHbmEfficiency);
   return kKernelOverhead + std::max(compute, memory) / cal.training_kernel_efficiency;

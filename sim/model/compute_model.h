@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "sim/model/gemm_shape.h"
 #include "sim/model/model_math.h"
 #include "sim/spec/spec.h"
 
@@ -20,8 +21,10 @@ double GemmEfficiency(const GpuSpec& g, Precision p = Precision::kBf16);
 double DefaultGemmEfficiency();
 double Fp8VsBf16Gemm();
 
-// Time one kernel takes.
-Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& cal);
+// Time one kernel takes (GEMMs scaled by their shape's factor under
+// `shape`, gemm_shape.h).
+Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& cal,
+               const GemmShapeConstants& shape = GemmShapeConstants());
 
 // Adam step over `params` parameters held on one GPU (memory-bound).
 Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal);

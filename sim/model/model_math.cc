@@ -12,8 +12,14 @@ double KvDim(const ModelSpec& m) { return double(m.kv_heads) * m.head_dim(); }
 
 // Bytes read and written by C = A (m x k) * B (k x n), elements of e bytes.
 Op Gemm(std::string name, double m, double k, double n, double e) {
-  return {std::move(name), OpKind::kGemm, Flops(2 * m * k * n), Bytes(e * (m * k + k * n + m * n))};
+  return {std::move(name), OpKind::kGemm, Flops(2 * m * k * n), Bytes(e * (m * k + k * n + m * n)), m, n, k};
 }
+
+// The backward GEMMs of forward C = A (m x k) * B (k x n): the input
+// gradient dA = dC (m x n) * B^T, output m x k reduced over n, and the
+// weight gradient dB = A^T * dC, output k x n reduced over m.
+Op Dgrad(const Op& f) { return {f.name + "_dgrad", OpKind::kGemm, f.flops, f.bytes, f.m, f.k, f.n}; }
+Op Wgrad(const Op& f) { return {f.name + "_wgrad", OpKind::kGemm, f.flops, f.bytes, f.k, f.n, f.m}; }
 Op Memory(std::string name, double bytes) {
   return {std::move(name), OpKind::kMemory, Flops(0), Bytes(bytes)};
 }
@@ -187,8 +193,8 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass
   ops.push_back(Memory("norm1", mem_factor * 2 * bsh * e));
   for (Op g : LayerGemms(m, tokens, tp, e)) {
     if (!bwd) { ops.push_back(g); continue; }
-    ops.push_back({g.name + "_dgrad", OpKind::kGemm, g.flops, g.bytes});
-    if (!frozen) ops.push_back({g.name + "_wgrad", OpKind::kGemm, g.flops, g.bytes});
+    ops.push_back(Dgrad(g));
+    if (!frozen) ops.push_back(Wgrad(g));
   }
   AttentionOps(m, t, tp, bwd, ops);
   ops.push_back(Memory("residual1", mem_factor * bsh * (3 * e + 1)));
@@ -217,9 +223,8 @@ std::vector<Op> HeadOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass 
   const double loss_bytes = tokens * double(m.vocab) / tp * (e + 4 + 4);
   if (pass == Pass::kForward) return {Memory("final_norm", 2 * tokens * m.hidden * e), logits,
                                       Memory("cross_entropy", loss_bytes)};
-  std::vector<Op> ops{Memory("cross_entropy_bwd", loss_bytes),
-                      {"logits_dgrad", OpKind::kGemm, logits.flops, logits.bytes}};
-  if (!frozen) ops.push_back({"logits_wgrad", OpKind::kGemm, logits.flops, logits.bytes});
+  std::vector<Op> ops{Memory("cross_entropy_bwd", loss_bytes), Dgrad(logits)};
+  if (!frozen) ops.push_back(Wgrad(logits));
   return ops;
 }
 

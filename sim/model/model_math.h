@@ -64,6 +64,8 @@ struct Op {
   OpKind kind = OpKind::kMemory;
   Flops flops;
   Bytes bytes;  // HBM traffic (reads + writes)
+  // A GEMM's shape, output M x N reduced over K (0: not a plain GEMM).
+  double m = 0, n = 0, k = 0;
 };
 
 enum class Pass { kForward, kBackward };
