@@ -2,6 +2,7 @@
 // from a scenario file. Parse flags, call the library, print, map errors to
 // exit codes (0 ok, 1 job does not fit and --fail-on-oom, 2 bad input,
 // 3 internal error).
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <system_error>
@@ -25,7 +26,7 @@ namespace {
 struct Options {
   std::string scenario_path, format = "text", emit_path, replay_path;
   std::vector<std::string> overrides;
-  bool force = false, fail_on_oom = false;
+  bool force = false, fail_on_oom = false, verbose = false;
   double max_tasks = pf::Scenario{}.max_tasks;
 };
 
@@ -60,11 +61,27 @@ pf::Result Run(const Options& o) {
   pf::Scenario s = pf::LoadScenario(o.scenario_path, o.overrides);
   s.max_tasks = o.max_tasks;
   if (o.replay_path.empty()) AnnounceLargeRun(s, o.force);
-  if (o.replay_path.empty() && o.emit_path.empty()) return pf::Simulate(s, o.force);
-  const preflight::Workload w =
-      o.replay_path.empty() ? pf::BuildWorkload(s) : pf::LoadWorkload(o.replay_path, s);
-  if (!o.emit_path.empty()) pf::SaveWorkload(w, o.emit_path);
-  return pf::SimulateWorkload(s, w, o.force);
+  if (o.verbose && o.replay_path.empty()) {
+    const pf::SimulationSize size = pf::EstimateSimulationSize(s);
+    std::cerr << fmt::format("simulate: estimate: at most {:.3g} tasks on {} GPUs, about {:.2g} s and {:.2g} GB "
+                             "(largest part: {})\n",
+                             size.tasks, s.cluster.gpus(), size.seconds, size.memory_bytes / 1e9, size.driver);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  pf::Result r;
+  if (o.replay_path.empty() && o.emit_path.empty()) {
+    r = pf::Simulate(s, o.force);
+  } else {
+    const preflight::Workload w =
+        o.replay_path.empty() ? pf::BuildWorkload(s) : pf::LoadWorkload(o.replay_path, s);
+    if (!o.emit_path.empty()) pf::SaveWorkload(w, o.emit_path);
+    r = pf::SimulateWorkload(s, w, o.force);
+  }
+  if (o.verbose && r.step)
+    std::cerr << fmt::format("simulate: simulated {} tasks and {} network flows in {:.2f} s of wall time\n",
+                             r.step->tasks, r.step->flows,
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return r;
 }
 
 }  // namespace
@@ -81,6 +98,7 @@ int main(int argc, char** argv) {
   app.add_option("--workload", o.replay_path, "simulate a saved task graph instead of building one");
   app.add_flag("--force", o.force, "simulate even when the job does not fit in memory");
   app.add_flag("--fail-on-oom", o.fail_on_oom, "exit with status 1 when the job does not fit");
+  app.add_flag("--verbose", o.verbose, "print the simulation's size estimate before, and its real size after");
   app.add_option("--max-tasks", o.max_tasks, "largest step task graph to build (default 3e6)")
       ->check(CLI::Range(1.0, 1e8));
   try {
