@@ -12,6 +12,13 @@
 
 namespace pf {
 
+// The environment variable that turns off the reductions that keep a
+// simulation small where they are exact ("1": off): simulating lane 0 of
+// TP ranks whose traffic shares no link, and one flow for a collective
+// inside an NVSwitch node whose NVLink carries only that group. The
+// exactness tests compare both ways.
+inline constexpr char kFullSimulationEnv[] = "PREFLIGHT_FULL_SIMULATION";
+
 struct TaskTimes {
   std::vector<double> start_s, end_s;  // by task index
   double makespan_s = 0;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -69,9 +71,53 @@ class Runner {
     // lane 0 is exact and the others are skipped. Otherwise every lane is
     // simulated.
     const bool shared_uplinks = s.cluster.fabric.kind == FabricKind::kFatTree && Leaves(s.cluster) > 1;
-    all_lanes_ = shared_uplinks || !topo_.LanesIndependent();
+    const char* full = std::getenv(kFullSimulationEnv);
+    const bool reduce = !(full && std::string(full) == "1");
+    all_lanes_ = !reduce || shared_uplinks || !topo_.LanesIndependent();
+    one_flow_inside_nodes_ = reduce && NvlinkCarriesOneGroupPerNode();
     shadow_.resize(p.gpus.size());
     active_dp_.assign(p.gpus.size(), 0);
+  }
+
+  // True on an NVSwitch node (each GPU its own NVLink port) when the only
+  // traffic between GPUs of a node is collectives of one fixed set of them
+  // (the TP group), each inside the node: every hop of such a ring crosses
+  // its own pair of ports and carries what the others carry, so one flow
+  // (the first hop) times the collective exactly, and collectives that
+  // overlap share that hop as they share every hop.
+  bool NvlinkCarriesOneGroupPerNode() const {
+    const NodeSpec& n = s_.cluster.node;
+    if (n.intra_kind != IntraKind::kNvswitch) return false;
+    const int g = n.gpus_per_node;
+    std::vector<std::vector<int>> set_of_node(s_.cluster.nodes);
+    for (const preflight::Task& t : w_.tasks()) {
+      if (t.has_transfer()) {
+        const auto& x = t.transfer();
+        for (uint64_t l = 0; l < std::max<uint32_t>(1, x.lanes()); ++l) {
+          const uint64_t src = x.src_gpu() + l * x.lane_stride(), dst = x.dst_gpu() + l * x.lane_stride();
+          if (src != dst && src / g == dst / g) return false;
+        }
+      }
+      if (!t.has_collective()) continue;
+      const auto& c = t.collective();
+      for (uint64_t l = 0; l < std::max<uint32_t>(1, c.lanes()); ++l) {
+        std::vector<int> group;
+        for (uint32_t x : c.gpus()) group.push_back(static_cast<int>(x + l * c.lane_stride()));
+        const int node = group.front() / g;
+        bool one_node = true;
+        for (int x : group) one_node &= x / g == node;
+        std::map<int, int> per_node;
+        for (int x : group) ++per_node[x / g];
+        bool shares_a_node = false;
+        for (const auto& [_, count] : per_node) shares_a_node |= count > 1;
+        if (!shares_a_node) continue;
+        if (!one_node || node >= int(set_of_node.size())) return false;
+        std::sort(group.begin(), group.end());
+        if (set_of_node[node].empty()) set_of_node[node] = group;
+        else if (set_of_node[node] != group) return false;
+      }
+    }
+    return true;
   }
 
   TaskTimes Run() {
@@ -247,6 +293,10 @@ class Runner {
       const CollectivePlan plan = Plan(i, kind, lane, Bytes(c.size_bytes()), c.algorithm());
       std::vector<Flow> flows =
           CollectiveFlows(kind, plan.algorithm, lane, s_.cluster.node.gpus_per_node, Bytes(c.size_bytes()));
+      const int g = s_.cluster.node.gpus_per_node;
+      if (one_flow_inside_nodes_ && !flows.empty() &&
+          std::all_of(lane.begin(), lane.end(), [&](int x) { return x / g == lane.front() / g; }))
+        flows.resize(1);  // see NvlinkCarriesOneGroupPerNode
       for (Flow& f : flows) f.bytes = f.bytes * (count / plan.bandwidth_factor);
       After(i, plan.latency * count, std::move(flows));
     }
@@ -417,6 +467,7 @@ class Runner {
   std::vector<int> active_dp_;        // DP collectives running on each GPU
   std::unordered_map<int, std::vector<int>> shadow_gpus_;
   bool all_lanes_ = true;
+  bool one_flow_inside_nodes_ = false;
   double overlap_work_ = 0, overlap_budget_ = 0;  // see kMinOverlapBudget
   TaskTimes times_;
 };

@@ -37,7 +37,7 @@ check "in-process JSON is byte-identical" cmp -s out.json inproc.json
 "$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --verbose >verbose.txt 2>verbose.err; rc=$?
 check "--verbose exits 0" test $rc -eq 0
 check "--verbose prints the estimate" grep -q "simulate: estimate: at most" verbose.err
-check "--verbose prints the real size" grep -q "simulate: simulated 257 tasks and 1024 network flows" verbose.err
+check "--verbose prints the real size" grep -q "simulate: simulated 257 tasks and 128 network flows" verbose.err
 check "--verbose leaves the report alone" cmp -s verbose.txt <("$SIM" "$ROOT/scenarios/70b_8xA800.yaml")
 
 "$SIM" "$ROOT/scenarios/70b_8xA800_full.yaml" >full.txt; rc=$?

@@ -1,0 +1,92 @@
+// The reductions that keep a simulation small (lane 0 of independent TP
+// lanes; one flow for a collective inside an NVSwitch node whose NVLink
+// carries only that group) against the full simulation of every lane and
+// every flow (PREFLIGHT_FULL_SIMULATION=1): the step time and every
+// breakdown figure within 0.5% on layouts up to 256 GPUs, including
+// ZeRO-3, interleaved 1F1B, a PCIe box and an oversubscribed fabric.
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+
+#include "sim/engine/engine.h"
+#include "sim/job/simulate.h"
+#include "sim/scenario/scenario_loader.h"
+#include "tests/test_util.h"
+
+namespace pf {
+namespace {
+
+using testing_util::kRoot;
+
+struct Layout {
+  std::string name, file;
+  std::vector<std::string> flags;
+};
+void PrintTo(const Layout& l, std::ostream* os) { *os << l.name; }
+
+std::vector<Layout> Layouts() {
+  const std::vector<std::string> fat_tree = {"cluster.fabric.kind=fat_tree", "cluster.fabric.radix=64",
+                                             "cluster.fabric.oversubscription=2", "cluster.fabric.placement=spread"};
+  std::vector<std::string> h100_256 = {"cluster.nodes=32", "parallel.dp=8"};
+  std::vector<std::string> fat_256 = h100_256;
+  fat_256.insert(fat_256.end(), fat_tree.begin(), fat_tree.end());
+  return {
+      {"Tp8Lora8xA800", "scenarios/70b_8xA800.yaml", {}},
+      {"Tp8Lora8xH100Nvls", "scenarios/70b_8xA800.yaml", {"cluster.node=h100-sxm-8x"}},
+      {"Megatron1p7bDp32", "scenarios/megatron_1p7b_32xA100.yaml", {}},
+      {"Megatron7p5bTp2Dp64", "scenarios/megatron_7p5b_128xA100.yaml", {}},
+      {"Gpt3Tp8Pp8Dp4", "scenarios/gpt3_175b_1024xA100.yaml",
+       {"cluster.nodes=32", "parallel.pp=8", "parallel.dp=4", "training.global_batch=256"}},
+      {"Gpt3Interleaved", "scenarios/gpt3_175b_1024xA100.yaml",
+       {"cluster.nodes=32", "parallel.pp=8", "parallel.vp=2", "parallel.dp=4", "training.global_batch=256"}},
+      {"Zero3Mpt7b8xA100", "scenarios/foundry_mpt7b_8xA100.yaml", {}},
+      {"Zero3Llama13b32xA800Roce", "scenarios/13b_zero3_32xA800_roce.yaml", {}},
+      {"PcieBox4x4090", "scenarios/7b_lora_4x4090.yaml",
+       {"model=mpt-1b", "training.method=full", "parallel.zero=1", "training.micro_batch=4"}},
+      {"Llama70b256xH100Rail", "scenarios/llama70b_512xH100.yaml", h100_256},
+      {"Llama70b256xH100FatTreeSpread", "scenarios/llama70b_512xH100.yaml", fat_256},
+      {"Tp8Pp2On4NicA800", "scenarios/70b_8xA800.yaml",
+       {"cluster.nodes=2", "parallel.pp=2", "training.method=full", "parallel.zero=1", "training.global_batch=16",
+        "--force"}},
+  };
+}
+
+class Reduction : public ::testing::TestWithParam<Layout> {};
+
+Result SimulateLayout(const Layout& l, bool full) {
+  if (full) setenv(kFullSimulationEnv, "1", 1);
+  else unsetenv(kFullSimulationEnv);
+  std::vector<std::string> flags;
+  bool force = false;
+  for (const auto& f : l.flags) (f == "--force" ? force = true : (flags.push_back(f), false));
+  Result r = Simulate(LoadScenario(kRoot + "/" + l.file, flags), force);
+  unsetenv(kFullSimulationEnv);
+  return r;
+}
+
+TEST_P(Reduction, MatchesTheFullSimulation) {
+  const Layout& l = GetParam();
+  const Result reduced = SimulateLayout(l, false), full = SimulateLayout(l, true);
+  ASSERT_TRUE(reduced.step && full.step) << l.name;
+  auto near = [&](double a, double b, const char* what) {
+    EXPECT_NEAR(a, b, 0.005 * std::max(b, 1e-3 * full.step->step_time.value())) << l.name << " " << what;
+  };
+  near(reduced.step->step_time.value(), full.step->step_time.value(), "step time");
+  const Breakdown& a = reduced.step->breakdown;
+  const Breakdown& b = full.step->breakdown;
+  near(a.compute.value(), b.compute.value(), "compute");
+  near(a.optimizer.value(), b.optimizer.value(), "optimizer");
+  near(a.tp_comm.value(), b.tp_comm.value(), "tp comm");
+  near(a.pp_comm.value(), b.pp_comm.value(), "pp comm");
+  near(a.dp_comm.value(), b.dp_comm.value(), "dp comm");
+  near(a.io.value(), b.io.value(), "io");
+  near(a.bubble.value(), b.bubble.value(), "bubble");
+  near(a.idle.value(), b.idle.value(), "idle");
+  EXPECT_LE(reduced.step->flows, full.step->flows) << l.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, Reduction, ::testing::ValuesIn(Layouts()),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace pf
