@@ -100,17 +100,18 @@ class Runner {
       }
       if (!t.has_collective()) continue;
       const auto& c = t.collective();
+      std::vector<int> group, nodes;
       for (uint64_t l = 0; l < std::max<uint32_t>(1, c.lanes()); ++l) {
-        std::vector<int> group;
-        for (uint32_t x : c.gpus()) group.push_back(static_cast<int>(x + l * c.lane_stride()));
-        const int node = group.front() / g;
-        bool one_node = true;
-        for (int x : group) one_node &= x / g == node;
-        std::map<int, int> per_node;
-        for (int x : group) ++per_node[x / g];
-        bool shares_a_node = false;
-        for (const auto& [_, count] : per_node) shares_a_node |= count > 1;
-        if (!shares_a_node) continue;
+        group.clear(), nodes.clear();
+        for (uint32_t x : c.gpus()) {
+          group.push_back(static_cast<int>(x + l * c.lane_stride()));
+          nodes.push_back(group.back() / g);
+        }
+        if (group.size() < 2) continue;
+        const int node = nodes.front();
+        const bool one_node = std::all_of(nodes.begin(), nodes.end(), [&](int k) { return k == node; });
+        std::sort(nodes.begin(), nodes.end());
+        if (!one_node && std::adjacent_find(nodes.begin(), nodes.end()) == nodes.end()) continue;  // one GPU per node
         if (!one_node || node >= int(set_of_node.size())) return false;
         std::sort(group.begin(), group.end());
         if (set_of_node[node].empty()) set_of_node[node] = group;
@@ -307,8 +308,14 @@ class Runner {
                       preflight::Algorithm forced) {
     std::optional<Algorithm> algorithm;
     if (forced != preflight::ALGORITHM_AUTO) algorithm = static_cast<Algorithm>(int(forced) - 1);
-    const auto plan = PlanCollective(kind, ShapeOf(group, s_.cluster.node.gpus_per_node),
-                                     PathsOf(s_.cluster, topo_, group), size, NcclConstants(), algorithm);
+    // The shape and paths of a group are the same for every collective on
+    // it (a step reuses a few hundred groups thousands of times).
+    auto cached = groups_.find(group);
+    if (cached == groups_.end())
+      cached = groups_.emplace(group, std::make_pair(ShapeOf(group, s_.cluster.node.gpus_per_node),
+                                                     PathsOf(s_.cluster, topo_, group))).first;
+    const auto plan = PlanCollective(kind, cached->second.first, cached->second.second, size, NcclConstants(),
+                                     algorithm);
     if (!plan)
       throw std::invalid_argument("workload task " + std::to_string(i) + ": NCCL offers no " +
                                   Name(*algorithm) + " algorithm for " + Name(kind) + " over these " +
@@ -468,6 +475,7 @@ class Runner {
   std::unordered_map<int, std::vector<int>> shadow_gpus_;
   bool all_lanes_ = true;
   bool one_flow_inside_nodes_ = false;
+  std::map<std::vector<int>, std::pair<GroupShape, GroupPaths>> groups_;  // see Plan
   double overlap_work_ = 0, overlap_budget_ = 0;  // see kMinOverlapBudget
   TaskTimes times_;
 };

@@ -10,19 +10,19 @@
 namespace pf {
 namespace {
 
-// Measured on this project's 2-core machine (README "Performance"): the
-// 1,024-GPU GPT-3 step (145,912 tasks) in 1.9 s and the 2,520-GPU 529.6B
-// step (about 525,000 tasks) in 12 s: 13-23 us per task, the upper figure
+// Measured on this project's 2-core machine (README "Performance"), one
+// core: the 1,024-GPU GPT-3 step (145,912 tasks) in 0.72 s and the
+// 2,520-GPU 529.6B step (524,519 tasks) in 3.7 s: 5-7 us per task, 8 us
 // kept. Resident memory 92 MB and 245 MB: about 500 B per task on top of
 // a 40 MB process.
-constexpr double kSecondsPerTask = 23e-6;
+constexpr double kSecondsPerTask = 8e-6;
 constexpr double kBytesPerTask = 500;
 constexpr double kBaseBytes = 40e6;
-// SimGrid 3.32's platform build grows superlinearly with the GPUs: 7.4 s
-// for a 4,096-GPU and 70 s for a 16,384-GPU GPT-3 step here, most of it
-// the platform (shared/SIMGRID_NOTES.md: 0.6 s at 4,096, 18 s at 16,384).
-constexpr double kPlatformSecondsAt16k = 60;
-constexpr double kPlatformExponent = 2.5;
+// The platform's build and route look-ups grow superlinearly with the
+// GPUs: the 16,384-GPU GPT-3 step (219,000 tasks) took 8.8 s here, about
+// 7 s of it beyond the per-task cost.
+constexpr double kPlatformSecondsAt16k = 7;
+constexpr double kPlatformExponent = 2;
 
 // Gradient buckets of the largest model chunk, as the data-parallel emitter
 // cuts them (data_parallel.h: kBucketBytes of gradients each, at most one
