@@ -3,6 +3,7 @@
 // core. Run as `taskset -c 0 build/preflight_bench`; figures go to README.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,12 @@ const std::string kRoot = PREFLIGHT_SOURCE_DIR;
 
 // The whole pipeline: load, memory, build the task graph, SimGrid, account.
 // `args` are --set overrides.
+// "--force" among `args` simulates a job that does not fit (as the CLI flag).
 void BM_Simulate(benchmark::State& state, const std::string& file, std::vector<std::string> args = {}) {
+  const bool force = std::find(args.begin(), args.end(), "--force") != args.end();
+  args.erase(std::remove(args.begin(), args.end(), "--force"), args.end());
   for (auto _ : state) {
-    pf::Result r = pf::Simulate(pf::LoadScenario(kRoot + "/" + file, args));
+    pf::Result r = pf::Simulate(pf::LoadScenario(kRoot + "/" + file, args), force);
     benchmark::DoNotOptimize(r.step);
     state.counters["tasks"] = r.step ? r.step->tasks : 0;
     state.counters["flows"] = r.step ? double(r.step->flows) : 0;
@@ -44,6 +48,23 @@ BENCHMARK_CAPTURE(BM_Simulate, llama2_70b_512xH100_fattree_2to1_spread,
                   std::vector<std::string>{"cluster.fabric.kind=fat_tree", "cluster.fabric.oversubscription=2",
                                            "cluster.fabric.placement=spread"})
     ->Unit(benchmark::kMillisecond)->Iterations(3);
+// The issue "Speed at scale": a data-parallel layout as fast as a
+// pipelined one, 16,384 GPUs, a 16-GPU ZeRO-2 step on one 25 Gb/s NIC per
+// node, and a 64-GPU Llama-2-70B point as a sweep evaluates it.
+BENCHMARK_CAPTURE(BM_Simulate, gpt3_175b_1024xA100_tp8_dp128, std::string("scenarios/gpt3_175b_1024xA100.yaml"),
+                  std::vector<std::string>{"parallel.pp=1", "parallel.dp=128", "training.global_batch=1536", "--force"})
+    ->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_Simulate, gpt3_175b_16384xA100, std::string("scenarios/gpt3_175b_1024xA100.yaml"),
+                  std::vector<std::string>{"cluster.nodes=2048", "parallel.dp=128", "training.global_batch=2048"})
+    ->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_Simulate, mpt7b_16xA100_zero2_25gbps, std::string("scenarios/foundry_mpt7b_8xA100.yaml"),
+                  std::vector<std::string>{"cluster.nodes=2", "parallel.dp=16", "parallel.zero=2",
+                                           "training.global_batch=192", "cluster.node.nics.bandwidth=25Gbps",
+                                           "cluster.node.nics.count=1", "cluster.node.pcie.switches=[]"})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Simulate, llama2_70b_64xH100, std::string("scenarios/llama70b_512xH100.yaml"),
+                  std::vector<std::string>{"cluster.nodes=8", "parallel.dp=2", "training.global_batch=128"})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_BuildWorkload, gpt3_175b_1024xA100, std::string("scenarios/gpt3_175b_1024xA100.yaml"))
     ->Unit(benchmark::kMillisecond);
 
