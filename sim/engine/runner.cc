@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -16,6 +15,7 @@
 #include "sim/collectives/flows.h"
 #include "sim/engine/group_paths.h"
 #include "sim/engine/platform.h"
+#include "sim/engine/reductions.h"
 
 namespace pf {
 namespace sg = simgrid::s4u;
@@ -65,60 +65,11 @@ class Runner {
     for (const preflight::Task& t : w.tasks()) activities += Activities(t);
     const double scaled = kOverlapPerGpu * double(p.gpus.size()) * activities;
     overlap_budget_ = std::min(kMaxOverlapBudget, std::max(kMinOverlapBudget, scaled));
-    // Lanes of TP ranks share no link when every GPU has its own NVLink
-    // port and its own path to its own NIC, and the fabric is non-blocking
-    // (an oversubscribed leaf's uplinks carry every lane); then simulating
-    // lane 0 is exact and the others are skipped. Otherwise every lane is
-    // simulated.
-    const bool shared_uplinks = s.cluster.fabric.kind == FabricKind::kFatTree && Leaves(s.cluster) > 1;
-    const char* full = std::getenv(kFullSimulationEnv);
-    const bool reduce = !(full && std::string(full) == "1");
-    all_lanes_ = !reduce || shared_uplinks || !topo_.LanesIndependent();
-    one_flow_inside_nodes_ = reduce && NvlinkCarriesOneGroupPerNode();
+    const Reductions r = ExactReductions(s, w, topo_);
+    all_lanes_ = !r.lane_zero_only;
+    one_flow_inside_nodes_ = r.one_flow_inside_nodes;
     shadow_.resize(p.gpus.size());
     active_dp_.assign(p.gpus.size(), 0);
-  }
-
-  // True on an NVSwitch node (each GPU its own NVLink port) when the only
-  // traffic between GPUs of a node is collectives of one fixed set of them
-  // (the TP group), each inside the node: every hop of such a ring crosses
-  // its own pair of ports and carries what the others carry, so one flow
-  // (the first hop) times the collective exactly, and collectives that
-  // overlap share that hop as they share every hop.
-  bool NvlinkCarriesOneGroupPerNode() const {
-    const NodeSpec& n = s_.cluster.node;
-    if (n.intra_kind != IntraKind::kNvswitch) return false;
-    const int g = n.gpus_per_node;
-    std::vector<std::vector<int>> set_of_node(s_.cluster.nodes);
-    for (const preflight::Task& t : w_.tasks()) {
-      if (t.has_transfer()) {
-        const auto& x = t.transfer();
-        for (uint64_t l = 0; l < std::max<uint32_t>(1, x.lanes()); ++l) {
-          const uint64_t src = x.src_gpu() + l * x.lane_stride(), dst = x.dst_gpu() + l * x.lane_stride();
-          if (src != dst && src / g == dst / g) return false;
-        }
-      }
-      if (!t.has_collective()) continue;
-      const auto& c = t.collective();
-      std::vector<int> group, nodes;
-      for (uint64_t l = 0; l < std::max<uint32_t>(1, c.lanes()); ++l) {
-        group.clear(), nodes.clear();
-        for (uint32_t x : c.gpus()) {
-          group.push_back(static_cast<int>(x + l * c.lane_stride()));
-          nodes.push_back(group.back() / g);
-        }
-        if (group.size() < 2) continue;
-        const int node = nodes.front();
-        const bool one_node = std::all_of(nodes.begin(), nodes.end(), [&](int k) { return k == node; });
-        std::sort(nodes.begin(), nodes.end());
-        if (!one_node && std::adjacent_find(nodes.begin(), nodes.end()) == nodes.end()) continue;  // one GPU per node
-        if (!one_node || node >= int(set_of_node.size())) return false;
-        std::sort(group.begin(), group.end());
-        if (set_of_node[node].empty()) set_of_node[node] = group;
-        else if (set_of_node[node] != group) return false;
-      }
-    }
-    return true;
   }
 
   TaskTimes Run() {
@@ -297,7 +248,7 @@ class Runner {
       const int g = s_.cluster.node.gpus_per_node;
       if (one_flow_inside_nodes_ && !flows.empty() &&
           std::all_of(lane.begin(), lane.end(), [&](int x) { return x / g == lane.front() / g; }))
-        flows.resize(1);  // see NvlinkCarriesOneGroupPerNode
+        flows.resize(1);  // see reductions.h
       for (Flow& f : flows) f.bytes = f.bytes * (count / plan.bandwidth_factor);
       After(i, plan.latency * count, std::move(flows));
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <limits>
 
 #include "sim/scenario/catalog.h"
@@ -42,53 +43,56 @@ NodeSpec ResolveNode(const YamlView& v) {
   return Resolve<NodeSpec>(v, "node topology", NodePath, BundledNodes, ParseNode);
 }
 
-}  // namespace
-
-NodeSpec LoadNode(const std::string& name_or_path, const std::string& flag,
-                  const std::vector<std::string>& overrides) {
-  const std::vector<std::string> names = BundledNodes();
-  const bool bundled = std::find(names.begin(), names.end(), name_or_path) != names.end();
-  std::error_code ec;
-  if (!bundled && !std::filesystem::is_regular_file(name_or_path, ec))
-    throw InputError(Location{flag, 0, 0}, "",
-                     "\"" + Shown(name_or_path) + "\" is neither a bundled node topology" +
-                         SuggestionSuffix(name_or_path.substr(0, 64), names) + " nor a YAML file");
-  const std::string path = bundled ? NodePath(name_or_path) : name_or_path;
-  auto src = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
-  const std::string stem = std::filesystem::path(path).stem().string();
-  YAML::Node doc = LoadYamlFile(path);
-  if (!doc.IsMap()) throw InputError(Location{path, 0, 0}, "", "expected a mapping of node keys");
-  for (const auto& o : overrides) ApplyOverride(doc, o, *src);
-  return ParseNode(YamlView(doc, "", src), stem);
-}
-
-namespace {
-
 ClusterSpec ParseCluster(const YamlView& v);
 void GraftBundledNode(YAML::Node doc, const std::vector<std::string>& overrides, YamlSource& source,
                       const std::string& at);
 
-}  // namespace
-
-ClusterSpec LoadCluster(const std::string& name_or_path, const std::string& flag,
-                        const std::vector<std::string>& overrides) {
-  const std::vector<std::string> names = BundledClusters();
+// A catalog document named on the command line: the path of a bundled
+// entry (`names`, `path_of`) or of a YAML file, read as a mapping with
+// `overrides` applied (`before_each` runs before each, e.g. a graft).
+struct NamedDocument {
+  std::string path;
+  YAML::Node doc;
+  std::shared_ptr<YamlSource> source;
+};
+NamedDocument LoadNamedDocument(const std::string& name_or_path, const std::string& flag, const char* what,
+                                const std::vector<std::string>& names, std::string (*path_of)(const std::string&),
+                                const std::vector<std::string>& overrides,
+                                const std::function<void(NamedDocument&, const std::string&)>& before_each) {
   const bool bundled = std::find(names.begin(), names.end(), name_or_path) != names.end();
   std::error_code ec;
   if (!bundled && !std::filesystem::is_regular_file(name_or_path, ec))
     throw InputError(Location{flag, 0, 0}, "",
-                     "\"" + Shown(name_or_path) + "\" is neither a bundled cluster" +
+                     "\"" + Shown(name_or_path) + "\" is neither a bundled " + what +
                          SuggestionSuffix(name_or_path.substr(0, 64), names) + " nor a YAML file");
-  const std::string path = bundled ? ClusterPath(name_or_path) : name_or_path;
-  auto src = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
-  YAML::Node doc = LoadYamlFile(path);
-  if (!doc.IsMap()) throw InputError(Location{path, 0, 0}, "", "expected a mapping of cluster keys");
+  NamedDocument d;
+  d.path = bundled ? path_of(name_or_path) : name_or_path;
+  d.source = std::make_shared<YamlSource>(YamlSource{d.path, {}, {}});
+  d.doc = LoadYamlFile(d.path);
+  if (!d.doc.IsMap()) throw InputError(Location{d.path, 0, 0}, "", std::string("expected a mapping of ") + what + " keys");
   for (const auto& o : overrides) {
-    GraftBundledNode(doc, {"cluster." + o}, *src, "node");
-    ApplyOverride(doc, o, *src);
+    if (before_each) before_each(d, o);
+    ApplyOverride(d.doc, o, *d.source);
   }
-  ClusterSpec c = ParseCluster(YamlView(doc, "", src));
-  if (c.name.empty()) c.name = std::filesystem::path(path).stem().string();
+  return d;
+}
+
+}  // namespace
+
+NodeSpec LoadNode(const std::string& name_or_path, const std::string& flag,
+                  const std::vector<std::string>& overrides) {
+  NamedDocument d = LoadNamedDocument(name_or_path, flag, "node topology", BundledNodes(), NodePath, overrides, {});
+  return ParseNode(YamlView(d.doc, "", d.source), std::filesystem::path(d.path).stem().string());
+}
+
+ClusterSpec LoadCluster(const std::string& name_or_path, const std::string& flag,
+                        const std::vector<std::string>& overrides) {
+  NamedDocument d = LoadNamedDocument(name_or_path, flag, "cluster", BundledClusters(), ClusterPath, overrides,
+                                      [](NamedDocument& doc, const std::string& o) {
+                                        GraftBundledNode(doc.doc, {"cluster." + o}, *doc.source, "node");
+                                      });
+  ClusterSpec c = ParseCluster(YamlView(d.doc, "", d.source));
+  if (c.name.empty()) c.name = std::filesystem::path(d.path).stem().string();
   return c;
 }
 
