@@ -37,15 +37,18 @@ YamlView::YamlView(YAML::Node node, std::string path, std::shared_ptr<const Yaml
     : node_(std::move(node)), path_(std::move(path)), source_(std::move(source)) {}
 
 Location YamlView::location() const {
-  for (auto it = source_->overrides.rbegin(); it != source_->overrides.rend(); ++it) {
-    // An override of this key or of one of its parents.
-    if (path_ == it->first || path_.rfind(it->first + ".", 0) == 0) return {it->second};
-  }
+  // `prefix` is this key or one of its parents (a mapping's "a.b", a
+  // list's "a[0]").
+  auto under = [&](const std::string& prefix) {
+    return path_.size() >= prefix.size() && path_.compare(0, prefix.size(), prefix) == 0 &&
+           (path_.size() == prefix.size() || path_[prefix.size()] == '.' || path_[prefix.size()] == '[');
+  };
+  for (auto it = source_->overrides.rbegin(); it != source_->overrides.rend(); ++it)
+    if (under(it->first)) return {it->second};  // an override of this key or of one of its parents
   std::string file = source_->file;
   size_t longest = 0;
   for (const auto& [prefix, graft_file] : source_->grafts)
-    if (prefix.size() > longest && (path_ == prefix || path_.rfind(prefix + ".", 0) == 0))
-      file = graft_file, longest = prefix.size();
+    if (prefix.size() > longest && under(prefix)) file = graft_file, longest = prefix.size();
   const YAML::Mark m = node_.Mark();
   if (m.line < 0) return {file};
   return {file, m.line + 1, m.column + 1};

@@ -257,6 +257,14 @@ TEST(ScenarioOverrides, PatchesABundledNode) {
   EXPECT_EQ(s.cluster.node.gpus_per_node, 8);  // the rest of the bundled file
 }
 
+TEST(ScenarioOverrides, AnErrorInsideAListFromAFlagIsReportedAgainstTheFlag) {
+  const std::string flag = "cluster.node.pcie.switches=[{socket: 0, gpus: [0, 0]}]";
+  InputError e = LoadError({flag});
+  EXPECT_EQ(e.where().file, "--set " + flag);
+  EXPECT_EQ(e.key(), "cluster.node.pcie.switches[0].gpus[1]");
+  EXPECT_NE(std::string(e.what()).find("GPU 0 is already in switches[0]"), std::string::npos) << e.what();
+}
+
 TEST(ScenarioOverrides, AGpuWrittenInlineReplacesTheCatalogOne) {
   const std::string path = WriteScenario("inline_gpu", {});
   Scenario s = LoadScenario(path, {"cluster.node.gpu={name: Next-GPU, peak: {bf16: 500TFLOP/s}, memory: 96GiB, "
