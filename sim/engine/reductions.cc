@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,64 @@ bool NvlinkCarriesOneGroupPerNode(const Scenario& s, const preflight::Workload& 
   return true;
 }
 
+// The data-parallel replica of GPU x (rank layout, workload/rank_layout.h:
+// GPU = t + tp x (d + dp x stage)).
+int ReplicaOf(const ParallelSpec& p, long long x) { return static_cast<int>((x / p.tp) % p.dp); }
+
+// See reductions.h. Twins are matched by what a task does (its category,
+// kind and GPUs moved into replica 0) and by how many such tasks came
+// before it; any task that fits no replica, or a replica whose tasks do not
+// match replica 0's one for one, turns the reduction off.
+std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
+  const ParallelSpec& p = s.parallel;
+  const ClusterSpec& c = s.cluster;
+  const int g = c.node.gpus_per_node;
+  if (p.dp < 2 || (c.fabric.kind == FabricKind::kFatTree && Leaves(c) > 1)) return {};
+  if (w.gpus() != c.gpus() || p.tp * p.dp * p.pp != c.gpus()) return {};
+  // Every node holds one replica.
+  for (long long node = 0; node < c.nodes; ++node)
+    for (long long x = node * g; x < (node + 1) * g; ++x)
+      if (ReplicaOf(p, x) != ReplicaOf(p, node * g)) return {};
+  using Key = std::vector<long long>;
+  std::map<Key, std::vector<int>> zero;  // what a task does -> replica 0's tasks doing it, in order
+  struct Other {
+    int task, replica;
+    Key key;
+  };
+  std::vector<Other> others;
+  for (int i = 0; i < w.tasks_size(); ++i) {
+    const preflight::Task& t = w.tasks(i);
+    Key gpus;
+    if (t.has_compute()) gpus = {t.compute().gpu()};
+    else if (t.has_io()) gpus = {t.io().gpu()};
+    else if (t.has_transfer()) gpus = {(long long)t.transfer().src_gpu(), (long long)t.transfer().dst_gpu()};
+    else if (t.has_collective()) gpus.assign(t.collective().gpus().begin(), t.collective().gpus().end());
+    if (gpus.empty()) return {};
+    const int d = ReplicaOf(p, gpus.front());
+    if (!std::all_of(gpus.begin(), gpus.end(), [&](long long x) { return ReplicaOf(p, x) == d; }))
+      continue;  // a data-parallel collective: it runs
+    // GPU x of replica d does what GPU x - d x tp does in replica 0.
+    Key key = {t.category(), t.kind_case(), t.has_collective() ? t.collective().kind() : 0};
+    for (long long x : gpus) key.push_back(x - d * p.tp);
+    if (d == 0) zero[key].push_back(i);
+    else others.push_back({i, d, std::move(key)});
+  }
+  std::vector<int> twin(w.tasks_size(), -1);
+  std::map<std::pair<int, Key>, int> count;  // (replica, key) -> its tasks matched so far
+  for (const Other& o : others) {
+    const auto it = zero.find(o.key);
+    const int k = count[{o.replica, o.key}]++;
+    if (it == zero.end() || k >= int(it->second.size())) return {};
+    twin[o.task] = it->second[k];
+  }
+  for (const auto& [key, tasks] : zero)
+    for (int d = 1; d < p.dp; ++d) {
+      const auto it = count.find({d, key});
+      if (it == count.end() || it->second != int(tasks.size())) return {};
+    }
+  return twin;
+}
+
 }  // namespace
 
 Reductions ExactReductions(const Scenario& s, const preflight::Workload& w, const NodeTopology& topo) {
@@ -56,7 +115,7 @@ Reductions ExactReductions(const Scenario& s, const preflight::Workload& w, cons
   if (full && std::string(full) == "1") return {};
   // An oversubscribed leaf's uplinks carry every lane.
   const bool shared_uplinks = s.cluster.fabric.kind == FabricKind::kFatTree && Leaves(s.cluster) > 1;
-  return {!shared_uplinks && topo.LanesIndependent(), NvlinkCarriesOneGroupPerNode(s, w)};
+  return {!shared_uplinks && topo.LanesIndependent(), NvlinkCarriesOneGroupPerNode(s, w), ReplicaTwins(s, w)};
 }
 
 }  // namespace pf

@@ -8,9 +8,19 @@
 //   hop of such a ring crosses its own pair of ports and carries what the
 //   others carry, so the first hop times the collective, and collectives
 //   that overlap share that hop as they share every hop.
-// PREFLIGHT_FULL_SIMULATION=1 (engine.h) turns both off;
+// - one data-parallel replica: when every node holds the GPUs of one
+//   replica only and the fabric is non-blocking, the replicas run the same
+//   schedule on identical hardware, and the only traffic between them is
+//   the data-parallel collectives. Replica 0 runs in full with every
+//   collective's flows (those between other replicas then meet less
+//   contention, but a ring ends with its flows that touch replica 0, which
+//   meet exactly what they meet in the full run); the other replicas'
+//   tasks take their twin's times.
+// PREFLIGHT_FULL_SIMULATION=1 (engine.h) turns them off;
 // tests/engine/reduction_test.cc compares both ways.
 #pragma once
+
+#include <vector>
 
 #include "sim/engine/node_topology.h"
 #include "sim/proto/workload.pb.h"
@@ -21,6 +31,9 @@ namespace pf {
 struct Reductions {
   bool lane_zero_only = false;
   bool one_flow_inside_nodes = false;
+  // Per task: its twin in replica 0 whose times it takes, or -1 to run it.
+  // Empty when every task runs.
+  std::vector<int> twin;
 };
 
 Reductions ExactReductions(const Scenario& s, const preflight::Workload& w, const NodeTopology& topo);

@@ -68,6 +68,12 @@ class Runner {
     const Reductions r = ExactReductions(s, w, topo_);
     all_lanes_ = !r.lane_zero_only;
     one_flow_inside_nodes_ = r.one_flow_inside_nodes;
+    twin_ = r.twin;
+    if (!twin_.empty()) {  // the GPUs whose replica runs (reductions.h)
+      runs_on_.assign(p.gpus.size(), false);
+      for (int i = 0; i < n_; ++i)
+        if (twin_[i] < 0 && w.tasks(i).has_compute()) runs_on_[w.tasks(i).compute().gpu()] = true;
+    }
     shadow_.resize(p.gpus.size());
     active_dp_.assign(p.gpus.size(), 0);
   }
@@ -89,6 +95,8 @@ class Runner {
       if (times_.end_s[i] < 0)
         throw std::logic_error("task " + std::to_string(i) + " (" + w_.tasks(i).name() +
                                ") never ran: its dependencies never completed");
+    for (int i = 0; i < n_ && !twin_.empty(); ++i)
+      if (twin_[i] >= 0) times_.start_s[i] = times_.start_s[twin_[i]], times_.end_s[i] = times_.end_s[twin_[i]];
     return times_;
   }
 
@@ -215,6 +223,7 @@ class Runner {
   bool Start(int i) {
     const preflight::Task& t = w_.tasks(i);
     times_.start_s[i] = sg::Engine::get_clock();
+    if (!twin_.empty() && twin_[i] >= 0) return false;  // takes its twin's times (reductions.h)
     if (t.has_compute()) StartCompute(i, t.compute());
     else if (t.has_collective()) StartCollective(i, t);
     else if (t.has_io()) StartIo(i, t.io());
@@ -345,7 +354,10 @@ class Runner {
   void Shadow(int task, const std::vector<int>& gpus) {
     const double share = s_.calibration.nccl_compute_share;
     if (share <= 0) return;
+    std::vector<int> used;
     for (int g : gpus) {
+      if (!runs_on_.empty() && !runs_on_[g]) continue;  // a mirrored replica's GPU computes nothing here
+      used.push_back(g);
       if (active_dp_[g]++ > 0) continue;
       if (!shadow_[g]) {
         shadow_[g] = sg::Exec::init();
@@ -357,7 +369,7 @@ class Runner {
         shadow_[g]->resume();
       }
     }
-    shadow_gpus_[task] = gpus;
+    shadow_gpus_[task] = std::move(used);
   }
 
   // Task i has ended: records it and starts each successor whose last
@@ -426,6 +438,8 @@ class Runner {
   std::unordered_map<int, std::vector<int>> shadow_gpus_;
   bool all_lanes_ = true;
   bool one_flow_inside_nodes_ = false;
+  std::vector<int> twin_;      // see reductions.h
+  std::vector<bool> runs_on_;  // GPUs whose tasks run, with twin_
   std::map<std::vector<int>, std::pair<GroupShape, GroupPaths>> groups_;  // see Plan
   double overlap_work_ = 0, overlap_budget_ = 0;  // see kMinOverlapBudget
   TaskTimes times_;
