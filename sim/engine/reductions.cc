@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/engine/engine.h"
@@ -69,15 +70,27 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
     for (long long x = node * g; x < (node + 1) * g; ++x)
       if (ReplicaOf(p, x) != ReplicaOf(p, node * g)) return {};
   using Key = std::vector<long long>;
-  std::map<Key, std::vector<int>> zero;  // what a task does -> replica 0's tasks doing it, in order
-  struct Other {
-    int task, replica;
-    Key key;
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      size_t h = k.size();
+      for (long long x : k) h ^= std::hash<long long>()(x) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+      return h;
+    }
   };
-  std::vector<Other> others;
+  // What a task does -> replica 0's tasks doing it (in order), and how many
+  // of them each other replica has matched so far.
+  struct Doers {
+    std::vector<int> tasks;
+    std::vector<int> matched;
+  };
+  std::unordered_map<Key, Doers, KeyHash> zero;
+  std::vector<int> twin(w.tasks_size(), -1);
+  std::vector<std::pair<int, int>> others;  // (task, replica), matched after the pass
+  std::vector<Key> other_keys;
+  Key gpus;
   for (int i = 0; i < w.tasks_size(); ++i) {
     const preflight::Task& t = w.tasks(i);
-    Key gpus;
+    gpus.clear();
     if (t.has_compute()) gpus = {t.compute().gpu()};
     else if (t.has_io()) gpus = {t.io().gpu()};
     else if (t.has_transfer()) gpus = {(long long)t.transfer().src_gpu(), (long long)t.transfer().dst_gpu()};
@@ -89,22 +102,25 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
     // GPU x of replica d does what GPU x - d x tp does in replica 0.
     Key key = {t.category(), t.kind_case(), t.has_collective() ? t.collective().kind() : 0};
     for (long long x : gpus) key.push_back(x - d * p.tp);
-    if (d == 0) zero[key].push_back(i);
-    else others.push_back({i, d, std::move(key)});
-  }
-  std::vector<int> twin(w.tasks_size(), -1);
-  std::map<std::pair<int, Key>, int> count;  // (replica, key) -> its tasks matched so far
-  for (const Other& o : others) {
-    const auto it = zero.find(o.key);
-    const int k = count[{o.replica, o.key}]++;
-    if (it == zero.end() || k >= int(it->second.size())) return {};
-    twin[o.task] = it->second[k];
-  }
-  for (const auto& [key, tasks] : zero)
-    for (int d = 1; d < p.dp; ++d) {
-      const auto it = count.find({d, key});
-      if (it == count.end() || it->second != int(tasks.size())) return {};
+    if (d == 0) {
+      zero[std::move(key)].tasks.push_back(i);
+    } else {
+      others.push_back({i, d});
+      other_keys.push_back(std::move(key));
     }
+  }
+  for (size_t o = 0; o < others.size(); ++o) {
+    const auto it = zero.find(other_keys[o]);
+    if (it == zero.end()) return {};
+    Doers& doers = it->second;
+    if (doers.matched.empty()) doers.matched.assign(p.dp, 0);
+    const int k = doers.matched[others[o].second]++;
+    if (k >= int(doers.tasks.size())) return {};
+    twin[others[o].first] = doers.tasks[k];
+  }
+  for (const auto& [_, doers] : zero)
+    for (int d = 1; d < p.dp; ++d)
+      if (doers.matched.empty() || doers.matched[d] != int(doers.tasks.size())) return {};
   return twin;
 }
 
