@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -55,6 +56,20 @@ bool NvlinkCarriesOneGroupPerNode(const Scenario& s, const preflight::Workload& 
 // GPU = t + tp x (d + dp x stage)).
 int ReplicaOf(const ParallelSpec& p, long long x) { return static_cast<int>((x / p.tp) % p.dp); }
 
+// What a task costs: its kernels' time, or the bytes it moves and how.
+std::vector<double> Costs(const preflight::Task& t) {
+  if (t.has_compute()) return {t.compute().duration_s(), t.compute().flops()};
+  if (t.has_io()) {
+    std::vector<double> c = {t.io().size_bytes(), double(t.io().direction())};
+    for (unsigned char ch : t.io().tier()) c.push_back(ch);
+    return c;
+  }
+  if (t.has_transfer()) return {t.transfer().size_bytes(), double(t.transfer().lanes()), double(t.transfer().lane_stride())};
+  const auto& c = t.collective();
+  return {c.size_bytes(), double(c.kind()), double(c.count()), double(c.lanes()), double(c.lane_stride()),
+          double(c.algorithm())};
+}
+
 // See reductions.h. Twins are matched by what a task does (its category,
 // kind and GPUs moved into replica 0) and by how many such tasks came
 // before it; any task that fits no replica, or a replica whose tasks do not
@@ -99,9 +114,16 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
     const int d = ReplicaOf(p, gpus.front());
     if (!std::all_of(gpus.begin(), gpus.end(), [&](long long x) { return ReplicaOf(p, x) == d; }))
       continue;  // a data-parallel collective: it runs
-    // GPU x of replica d does what GPU x - d x tp does in replica 0.
-    Key key = {t.category(), t.kind_case(), t.has_collective() ? t.collective().kind() : 0};
+    // GPU x of replica d does what GPU x - d x tp does in replica 0, at the
+    // same cost.
+    Key key = {t.category(), t.kind_case()};
     for (long long x : gpus) key.push_back(x - d * p.tp);
+    for (double cost : Costs(t)) {
+      long long bits;
+      static_assert(sizeof(bits) == sizeof(cost));
+      std::memcpy(&bits, &cost, sizeof(bits));
+      key.push_back(bits);
+    }
     if (d == 0) {
       zero[std::move(key)].tasks.push_back(i);
     } else {
@@ -121,6 +143,18 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
   for (const auto& [_, doers] : zero)
     for (int d = 1; d < p.dp; ++d)
       if (doers.matched.empty() || doers.matched[d] != int(doers.tasks.size())) return {};
+  // And each waits for what its twin waits for (its own replica's tasks
+  // standing for their twins; shared collectives as they are).
+  std::vector<int> mine, theirs;
+  for (int i = 0; i < w.tasks_size(); ++i) {
+    if (twin[i] < 0) continue;
+    mine.clear(), theirs.clear();
+    for (uint32_t dep : w.tasks(i).deps()) mine.push_back(twin[dep] >= 0 ? twin[dep] : int(dep));
+    for (uint32_t dep : w.tasks(twin[i]).deps()) theirs.push_back(int(dep));
+    std::sort(mine.begin(), mine.end());
+    std::sort(theirs.begin(), theirs.end());
+    if (mine != theirs) return {};
+  }
   return twin;
 }
 

@@ -15,7 +15,10 @@
 //   collective's flows (those between other replicas then meet less
 //   contention, but a ring ends with its flows that touch replica 0, which
 //   meet exactly what they meet in the full run); the other replicas'
-//   tasks take their twin's times.
+//   tasks take their twin's times. A twin does the same thing on the GPU
+//   of the same rank, at the same cost, after the same dependencies; a
+//   replica that differs anywhere (a straggler in an imported workload)
+//   turns the reduction off.
 // PREFLIGHT_FULL_SIMULATION=1 (engine.h) turns them off;
 // tests/engine/reduction_test.cc compares both ways.
 #pragma once
