@@ -115,8 +115,9 @@ void AddStorage(sg::NetZone* cluster, const ClusterSpec& c, Platform& out) {
       sg::Host* host = server_zone->create_host(sn, 1e9)->seal();
       sg::Disk* disk = host->create_disk(t.name, t.read.value(), t.write.value())->seal();
       const double nic = t.network.value() * NicEfficiency();
-      sg::Link* out_link = server_zone->create_link(sn + "_nic_out", nic)->set_latency(t.latency.value())->seal();
-      sg::Link* in_link = server_zone->create_link(sn + "_nic_in", nic)->seal();
+      // In the root zone, as node links (see AddNodeElements).
+      sg::Link* out_link = cluster->create_link(sn + "_nic_out", nic)->set_latency(t.latency.value())->seal();
+      sg::Link* in_link = cluster->create_link(sn + "_nic_in", nic)->seal();
       server_zone->add_route(host->get_netpoint(), gw, nullptr, nullptr, {sg::LinkInRoute(out_link)}, false);
       server_zone->add_route(gw, host->get_netpoint(), nullptr, nullptr, {sg::LinkInRoute(in_link)}, false);
       server_zone->seal();

@@ -79,6 +79,9 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
   const ClusterSpec& c = s.cluster;
   const int g = c.node.gpus_per_node;
   if (p.dp < 2 || (c.fabric.kind == FabricKind::kFatTree && Leaves(c) > 1)) return {};
+  // Mirrored collectives stay inside a node on NVLink, which nothing
+  // else shares there; on PCIe they would share links with sends.
+  if (c.node.intra_kind != IntraKind::kNvswitch) return {};
   if (w.gpus() != c.gpus() || p.tp * p.dp * p.pp != c.gpus()) return {};
   // Every node holds one replica.
   for (long long node = 0; node < c.nodes; ++node)
@@ -124,6 +127,11 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
       std::memcpy(&bits, &cost, sizeof(bits));
       key.push_back(bits);
     }
+    // A send of replica d crosses the fabric as its twin does (the same
+    // switches between its nodes), or the replicas are not alike.
+    if (t.has_transfer() && SwitchHops(c, gpus[0] / g, gpus[1] / g) !=
+                                SwitchHops(c, (gpus[0] - d * p.tp) / g, (gpus[1] - d * p.tp) / g))
+      return {};
     if (d == 0) {
       zero[std::move(key)].tasks.push_back(i);
     } else {
@@ -155,6 +163,11 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
     std::sort(theirs.begin(), theirs.end());
     if (mine != theirs) return {};
   }
+  // Sends and storage reads of every replica run (they share NICs, PCIe
+  // and storage servers with the data-parallel traffic): only kernels and
+  // the collectives inside a replica are mirrored.
+  for (int i = 0; i < w.tasks_size(); ++i)
+    if (twin[i] >= 0 && (w.tasks(i).has_transfer() || w.tasks(i).has_io())) twin[i] = -1;
   return twin;
 }
 

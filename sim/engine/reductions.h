@@ -8,17 +8,18 @@
 //   hop of such a ring crosses its own pair of ports and carries what the
 //   others carry, so the first hop times the collective, and collectives
 //   that overlap share that hop as they share every hop.
-// - one data-parallel replica: when every node holds the GPUs of one
-//   replica only and the fabric is non-blocking, the replicas run the same
-//   schedule on identical hardware, and the only traffic between them is
-//   the data-parallel collectives. Replica 0 runs in full with every
-//   collective's flows (those between other replicas then meet less
-//   contention, but a ring ends with its flows that touch replica 0, which
-//   meet exactly what they meet in the full run); the other replicas'
-//   tasks take their twin's times. A twin does the same thing on the GPU
-//   of the same rank, at the same cost, after the same dependencies; a
-//   replica that differs anywhere (a straggler in an imported workload)
-//   turns the reduction off.
+// - one data-parallel replica's kernels: when every node holds the GPUs
+//   of one replica, its NVLink carries only that replica's collectives,
+//   and the replicas cross the fabric alike, the replicas run the same
+//   schedule on identical hardware. Replica 0's kernels and collectives
+//   inside it run; another replica's take their twin's times (each ends
+//   when its twin ends, so what waits on it starts when it would). Every
+//   send, storage read and data-parallel collective of every replica runs,
+//   so the NICs, PCIe links, fabric and storage carry exactly what they
+//   carry in the full run. A twin does the same thing on the GPU of the
+//   same rank, at the same cost, after the same dependencies; a replica
+//   that differs anywhere (a straggler in an imported workload) turns the
+//   reduction off.
 // PREFLIGHT_FULL_SIMULATION=1 (engine.h) turns them off;
 // tests/engine/reduction_test.cc compares both ways.
 #pragma once
@@ -34,7 +35,7 @@ namespace pf {
 struct Reductions {
   bool lane_zero_only = false;
   bool one_flow_inside_nodes = false;
-  // Per task: its twin in replica 0 whose times it takes, or -1 to run it.
+  // Per task: its twin in replica 0, when whose end it ends, or -1 to run it.
   // Empty when every task runs.
   std::vector<int> twin;
 };

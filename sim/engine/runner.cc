@@ -96,7 +96,7 @@ class Runner {
         throw std::logic_error("task " + std::to_string(i) + " (" + w_.tasks(i).name() +
                                ") never ran: its dependencies never completed");
     for (int i = 0; i < n_ && !twin_.empty(); ++i)
-      if (twin_[i] >= 0) times_.start_s[i] = times_.start_s[twin_[i]], times_.end_s[i] = times_.end_s[twin_[i]];
+      if (twin_[i] >= 0) times_.start_s[i] = times_.start_s[twin_[i]];
     return times_;
   }
 
@@ -223,7 +223,11 @@ class Runner {
   bool Start(int i) {
     const preflight::Task& t = w_.tasks(i);
     times_.start_s[i] = sg::Engine::get_clock();
-    if (!twin_.empty() && twin_[i] >= 0) return false;  // takes its twin's times (reductions.h)
+    if (!twin_.empty() && twin_[i] >= 0) {  // ends when its twin ends (reductions.h)
+      if (times_.end_s[twin_[i]] >= 0) return false;
+      mirrors_[twin_[i]].push_back(i);
+      return true;
+    }
     if (t.has_compute()) StartCompute(i, t.compute());
     else if (t.has_collective()) StartCollective(i, t);
     else if (t.has_io()) StartIo(i, t.io());
@@ -377,8 +381,8 @@ class Runner {
   // release theirs in turn, depth first in successor order, on an explicit
   // stack (a chain of such tasks is as long as the workload).
   void Finish(int i) {
-    End(i);
-    std::vector<std::pair<int, size_t>> stack{{i, 0}};  // task, next successor
+    std::vector<std::pair<int, size_t>> stack;  // task, next successor
+    EndAndStack(i, stack);
     while (!stack.empty()) {
       auto& [task, next] = stack.back();
       if (next == succ_[task].size()) {
@@ -387,8 +391,21 @@ class Runner {
       }
       const int j = succ_[task][next++];
       if (--waiting_[j] != 0 || Start(j)) continue;
-      End(j);
-      stack.push_back({j, 0});
+      EndAndStack(j, stack);
+    }
+  }
+
+  // Ends task i, and with it the mirrored tasks waiting for it as their
+  // twin (reductions.h); each goes on the stack to release its successors.
+  void EndAndStack(int i, std::vector<std::pair<int, size_t>>& stack) {
+    End(i);
+    stack.push_back({i, 0});
+    if (auto it = mirrors_.find(i); it != mirrors_.end()) {
+      for (int m : it->second) {
+        End(m);
+        stack.push_back({m, 0});
+      }
+      mirrors_.erase(it);
     }
   }
 
@@ -439,6 +456,7 @@ class Runner {
   bool all_lanes_ = true;
   bool one_flow_inside_nodes_ = false;
   std::vector<int> twin_;      // see reductions.h
+  std::unordered_map<int, std::vector<int>> mirrors_;  // twin -> mirrored tasks waiting for its end
   std::vector<bool> runs_on_;  // GPUs whose tasks run, with twin_
   std::map<std::vector<int>, std::pair<GroupShape, GroupPaths>> groups_;  // see Plan
   double overlap_work_ = 0, overlap_budget_ = 0;  // see kMinOverlapBudget

@@ -182,7 +182,10 @@ void GraftBundledCluster(YAML::Node doc, YamlSource& source) {
   if (!cluster["name"]) cluster["name"] = name;
   doc["cluster"] = cluster;
   source.grafts["cluster"] = ClusterPath(name);
-  source.overrides.erase("cluster");  // a --set cluster=NAME: its keys are now the file's
+  // A --set cluster=NAME, and any earlier --set cluster.*: the keys are now
+  // the file's.
+  for (auto it = source.overrides.begin(); it != source.overrides.end();)
+    it = it->first == "cluster" || it->first.rfind("cluster.", 0) == 0 ? source.overrides.erase(it) : std::next(it);
 }
 
 // When an override patches a key of a node named from the bundle

@@ -4,8 +4,13 @@
 
 namespace pf {
 
+// Servers in all shared tiers together: each is a zone of the SimGrid
+// platform (a large parallel file system has hundreds).
+constexpr int kMaxServers = 4096;
+
 std::vector<StorageTier> ParseStorage(const YamlView& v) {
   std::vector<StorageTier> tiers;
+  int servers = 0;
   for (const YamlView& t : v.Items(64)) {
     t.ExpectKeys({"name", "kind", "servers", "read", "write", "network", "latency", "capacity", "source"});
     StorageTier s;
@@ -21,7 +26,12 @@ std::vector<StorageTier> ParseStorage(const YamlView& v) {
     if (t.Has("latency")) s.latency = t.Get("latency").AsSeconds(true);
     if (t.Has("capacity")) s.capacity = t.Get("capacity").AsBytes();
     if (s.shared()) {
-      s.servers = t.Has("servers") ? static_cast<int>(t.Get("servers").Int(1, 4096)) : 1;
+      s.servers = t.Has("servers") ? static_cast<int>(t.Get("servers").Int(1, kMaxServers)) : 1;
+      servers += s.servers;
+      if (servers > kMaxServers)
+        (t.Has("servers") ? t.Get("servers") : t.Get("kind"))
+            .Fail(std::to_string(servers) + " storage servers in all; at most " + std::to_string(kMaxServers) +
+                  " across the cluster's shared tiers");
       s.network = t.Get("network").AsBandwidth();
     } else {
       for (const char* key : {"servers", "network"})

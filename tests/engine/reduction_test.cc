@@ -3,7 +3,8 @@
 // carries only that group; one data-parallel replica when each node holds
 // one; engine/reductions.h) against the full simulation of every replica,
 // lane and flow (PREFLIGHT_FULL_SIMULATION=1): the step time and every
-// breakdown figure within 0.5% on layouts up to 256 GPUs, including
+// breakdown figure within 1e-6 (the bar: 0.5%) on layouts up to
+// 256 GPUs, including
 // ZeRO-3, interleaved 1F1B, a PCIe box and an oversubscribed fabric.
 #include <cstdlib>
 
@@ -51,6 +52,16 @@ std::vector<Layout> Layouts() {
        {"cluster.nodes=32", "parallel.pp=1", "parallel.dp=32", "parallel.zero=3", "training.global_batch=256"}},
       {"Gpt3Tp8Zero1Dp32NoPipeline", "scenarios/gpt3_175b_1024xA100.yaml",
        {"cluster.nodes=32", "parallel.pp=1", "parallel.dp=32", "training.global_batch=256", "--force"}},
+      // A slow NIC, so that sends and data-parallel rings meet on it (found
+      // by review: mirroring sends too was 0.05% off here).
+      {"InterleavedOnSlowNics", "scenarios/gpt3_175b_1024xA100.yaml",
+       {"cluster=h100-ib-rail-128node", "model=megatron-gpt-39.1b", "cluster.nodes=16", "parallel.pp=4",
+        "parallel.vp=2", "parallel.dp=4", "training.global_batch=32", "cluster.node.nics.bandwidth=3Gbps"}},
+      // Small leaves with a slow switch: replica 1's sends cross leaves
+      // where replica 0's do not, so the replicas are not alike.
+      {"RailLeavesOfThreeNodes", "scenarios/gpt3_175b_1024xA100.yaml",
+       {"cluster=h100-ib-rail-128node", "model=megatron-gpt-39.1b", "cluster.nodes=4", "parallel.pp=2",
+        "parallel.dp=2", "training.global_batch=16", "cluster.fabric.radix=6", "cluster.fabric.switch_latency=1ms"}},
       {"Tp8Pp2On4NicA800", "scenarios/70b_8xA800.yaml",
        {"cluster.nodes=2", "parallel.pp=2", "training.method=full", "parallel.zero=1", "training.global_batch=16",
         "--force"}},
@@ -75,7 +86,8 @@ TEST_P(Reduction, MatchesTheFullSimulation) {
   const Result reduced = SimulateLayout(l, false), full = SimulateLayout(l, true);
   ASSERT_TRUE(reduced.step && full.step) << l.name;
   auto near = [&](double a, double b, const char* what) {
-    EXPECT_NEAR(a, b, 0.005 * std::max(b, 1e-3 * full.step->step_time.value())) << l.name << " " << what;
+    // The bar is 0.5%; the reductions are exact, so hold them to 1e-6.
+    EXPECT_NEAR(a, b, 1e-6 * std::max(b, 1e-3 * full.step->step_time.value())) << l.name << " " << what;
   };
   near(reduced.step->step_time.value(), full.step->step_time.value(), "step time");
   const Breakdown& a = reduced.step->breakdown;

@@ -148,6 +148,8 @@ std::vector<Case> Cases() {
        6, 67, "cluster.storage[1].name", "\"local_nvme\"", "give each tier its own name"},
       {"ServersOnALocalTier", {{"  nodes: 1\n", "  nodes: 1\n  storage: [{kind: page_cache, read: 50GB/s, servers: 2}]\n"}},
        6, 55, "cluster.storage[0].servers", "given", "a page_cache tier is inside each node"},
+      {"TooManyStorageServers", {{"  nodes: 1\n", "  nodes: 1\n  storage: [{name: a, kind: parallel_fs, servers: 4000, read: 1GB/s, write: 1GB/s, network: 100Gbps}, {name: b, kind: nfs, servers: 100, read: 1GB/s, write: 1GB/s, network: 100Gbps}]\n"}},
+       6, 133, "cluster.storage[1].servers", "4100 storage servers", "at most 4096"},
       {"TpDoesNotDivideHeads", {{"tp: 8", "tp: 6"}}, 7, 7, "parallel.tp", "6",
        "does not divide attention heads (64)"},
       {"LayoutNotGpus", {{"dp: 1", "dp: 2"}}, 9, 7, "parallel.dp", "8 x 1 x 2 = 16",
