@@ -155,5 +155,19 @@ check "--nodes 0 exits 2" test $rc -eq 2
 check "uneven GPUs per node exit 2" test $rc -eq 2
 check "uneven GPUs per node says why" grep -q "16 GPUs do not divide evenly among 3 nodes" err.txt
 
+# simulate collectives on a cluster file, with --set patching it.
+"$SIM" collectives h100-fattree-2to1-1024node --nodes 10 --sizes 1G --set fabric.placement=spread >coll_ft.txt 2>err.txt; rc=$?
+check "collectives on a cluster exits 0" test $rc -eq 0
+check "collectives on a cluster names its node" grep -q "10 node(s) of h100-sxm-8x" coll_ft.txt
+"$SIM" collectives h100-ib-rail-128node --nodes 200 >/dev/null 2>err.txt; rc=$?
+check "--nodes past the cluster exits 2" test $rc -eq 2
+check "--nodes past the cluster says why" grep -q "200, but cluster h100-ib-rail-128node has 128 nodes" err.txt
+"$SIM" collectives rtx4090-pcie-4x --set pcie.lanes=3 >/dev/null 2>err.txt; rc=$?
+check "collectives bad --set value exits 2" test $rc -eq 2
+check "collectives bad --set value names the flag" grep -q -- "--set pcie.lanes=3: pcie.lanes: 3 lanes; accepted: 1, 2, 4, 8, 16, 32" err.txt
+"$SIM" collectives rtx4090-pcie-4x --set pcie.lane=8 >/dev/null 2>err.txt; rc=$?
+check "collectives --set typo exits 2" test $rc -eq 2
+check "collectives --set typo suggests" grep -q "did you mean 'lanes'" err.txt
+
 echo "cli: $pass passed, $fail failed"
 test $fail -eq 0
