@@ -1,6 +1,7 @@
 #include "sim/accounting/accounting.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -26,12 +27,14 @@ Seconds& Slot(Breakdown& b, preflight::Category c) {
   }
 }
 
-// The GPUs a communication task involves (lane 0, as listed in the task).
-std::vector<uint32_t> Participants(const preflight::Task& t) {
-  if (t.has_collective()) return {t.collective().gpus().begin(), t.collective().gpus().end()};
-  if (t.has_transfer()) return {t.transfer().src_gpu(), t.transfer().dst_gpu()};
-  if (t.has_io()) return {t.io().gpu()};
-  return {};
+// Calls f(gpu) for each GPU a communication task involves (lane 0, as
+// listed in the task).
+template <typename F>
+void ForParticipants(const preflight::Task& t, F f) {
+  if (t.has_collective())
+    for (uint32_t g : t.collective().gpus()) f(g);
+  if (t.has_transfer()) f(t.transfer().src_gpu()), f(t.transfer().dst_gpu());
+  if (t.has_io()) f(t.io().gpu());
 }
 
 // Charges the wait [from, to) to communication task `c` (what part of it the
@@ -114,14 +117,22 @@ Breakdown AccountTime(const preflight::Workload& w, const TaskTimes& t, bool pip
       if (d >= uint32_t(i))
         throw std::invalid_argument("accounting: task " + std::to_string(i) + " depends on a later task " +
                                     std::to_string(d));
-  std::unordered_map<uint32_t, std::vector<int>> by_gpu;
+  // Per GPU (the workers and every GPU that computes, in GPU order): its
+  // kernels, and the communication it takes part in.
+  std::map<uint32_t, std::vector<int>> by_gpu;
   for (uint32_t g : w.workers()) by_gpu[g];
+  for (int i = 0; i < n; ++i)
+    if (w.tasks(i).has_compute()) by_gpu[w.tasks(i).compute().gpu()];
+  std::unordered_map<uint32_t, std::vector<int>*> tasks_of;
+  for (auto& [gpu, tasks] : by_gpu) tasks_of[gpu] = &tasks;
   std::unordered_map<uint32_t, std::vector<int>> comm_by_gpu;
   for (int i = 0; i < n; ++i) {
     const preflight::Task& task = w.tasks(i);
-    if (task.has_compute()) by_gpu[task.compute().gpu()].push_back(i);
+    if (task.has_compute()) tasks_of[task.compute().gpu()]->push_back(i);
     if (MovesBytes(task.category()))
-      for (uint32_t g : Participants(task)) comm_by_gpu[g].push_back(i);
+      ForParticipants(task, [&](uint32_t g) {
+        if (tasks_of.count(g)) comm_by_gpu[g].push_back(i);
+      });
   }
   Breakdown total;
   for (auto& [gpu, tasks] : by_gpu) {

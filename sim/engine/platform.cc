@@ -3,19 +3,23 @@
 #include <algorithm>
 #include <string>
 
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
+
 #include "sim/collectives/nccl.h"
 #include "sim/engine/node_topology.h"
 #include "sim/spec/spec.h"
 
 namespace pf {
 namespace sg = simgrid::s4u;
+namespace kernel = simgrid::kernel::routing;
 
 namespace {
 
 // One node: every link of its topology (node_topology.h), created in
-// `links_zone` (the root: SimGrid 3.32 checks a new link's name against
-// every zone below the one it is created in, which made the 2,048-node
-// platform take 30 s to build; in the root it takes 2.6 s), and a route
+// `links_zone` (the cluster's: SimGrid 3.32 checks a new link's name
+// against every zone below the one it is created in, which made the
+// 2,048-node platform take 30 s to build when each node's zone held its
+// links; see also BuildPlatform), and a route
 // between each pair of endpoints: GPU <-> GPU, GPU <-> CPU (host memory),
 // GPU <-> the gateway to the fabric through its NIC.
 void AddNodeElements(sg::NetZone* zone, sg::NetZone* links_zone, const NodeSpec& n, const NodeTopology& topo,
@@ -49,13 +53,13 @@ void AddNodeElements(sg::NetZone* zone, sg::NetZone* links_zone, const NodeSpec&
 }
 
 // One node: its GPUs, their links, its NICs and a gateway router.
-sg::NetZone* BuildNode(sg::NetZone* cluster, sg::NetZone* root, const Scenario& s, const NodeTopology& topo, int k,
+sg::NetZone* BuildNode(sg::NetZone* cluster, sg::NetZone* links_zone, const Scenario& s, const NodeTopology& topo, int k,
                        Platform& out, simgrid::kernel::routing::NetPoint** gateway) {
   const std::string p = "n" + std::to_string(k) + "_";
   sg::NetZone* zone = sg::create_full_zone(p + "zone");
   zone->set_parent(cluster);
   *gateway = zone->create_router(p + "gw");
-  AddNodeElements(zone, root, s.cluster.node, topo, p, *gateway, out);
+  AddNodeElements(zone, links_zone, s.cluster.node, topo, p, *gateway, out);
   zone->seal();
   return zone;
 }
@@ -115,7 +119,7 @@ void AddStorage(sg::NetZone* cluster, const ClusterSpec& c, Platform& out) {
       sg::Host* host = server_zone->create_host(sn, 1e9)->seal();
       sg::Disk* disk = host->create_disk(t.name, t.read.value(), t.write.value())->seal();
       const double nic = t.network.value() * NicEfficiency();
-      // In the root zone, as node links (see AddNodeElements).
+      // In the cluster's zone, as node links (see AddNodeElements).
       sg::Link* out_link = cluster->create_link(sn + "_nic_out", nic)->set_latency(t.latency.value())->seal();
       sg::Link* in_link = cluster->create_link(sn + "_nic_in", nic)->seal();
       server_zone->add_route(host->get_netpoint(), gw, nullptr, nullptr, {sg::LinkInRoute(out_link)}, false);
@@ -135,7 +139,21 @@ Platform BuildPlatform(const Scenario& s) {
   const ClusterSpec& c = s.cluster;
   Platform out;
   out.gpu_speed_flops = PeakFlops(c.node.gpu, s.training.precision).value();
+  // SimGrid 3.32 checks each new host's and link's name, and finds a
+  // sealed zone's hosts, by walking every zone attached to the root zone:
+  // a platform built in place costs zones x (hosts + links), 3 s at 2,048
+  // nodes. The cluster is built apart from the root (its zone holds the
+  // root's models, as set_parent would copy them) and attached when
+  // complete; the root holds nothing else, so no route crosses it.
+  sg::NetZone* root = sg::create_full_zone("world");
   sg::NetZone* cluster = sg::create_star_zone("cluster");
+  kernel::NetZoneImpl* from = root->get_impl();
+  kernel::NetZoneImpl* to = cluster->get_impl();
+  to->set_network_model(from->get_network_model());
+  to->set_cpu_pm_model(from->get_cpu_pm_model());
+  to->set_cpu_vm_model(from->get_cpu_vm_model());
+  to->set_disk_model(from->get_disk_model());
+  to->set_host_model(from->get_host_model());
   const NodeTopology topo(c.node);
   // Nodes sit in leaves of NodesPerLeaf (spec.h; LeafOf places them); leaves in pods of
   // LeavesPerPod under the cluster's (non-blocking) core. A level with a
@@ -171,7 +189,8 @@ Platform BuildPlatform(const Scenario& s) {
   for (auto& z : leaf_zones) z.zone->seal();
   for (auto& z : pod_zones) z.zone->seal();
   out.timer = cluster->create_host("timer", Platform::kTimerSpeed)->set_core_count(1 << 30)->seal();
-  cluster->seal();
+  cluster->set_parent(root);
+  root->seal();  // and the cluster in it
   return out;
 }
 

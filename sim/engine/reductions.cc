@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -21,6 +22,10 @@ bool NvlinkCarriesOneGroupPerNode(const Scenario& s, const preflight::Workload& 
   const int g = n.gpus_per_node;
   std::vector<std::vector<int>> set_of_node(s.cluster.nodes);
   std::vector<int> group, nodes;
+  // A step runs each group's collectives many times: each (GPUs, lanes,
+  // stride) is checked once.
+  std::set<std::vector<uint32_t>> checked;
+  std::vector<uint32_t> seen;
   for (const preflight::Task& t : w.tasks()) {
     if (t.has_transfer()) {
       const auto& x = t.transfer();
@@ -31,6 +36,9 @@ bool NvlinkCarriesOneGroupPerNode(const Scenario& s, const preflight::Workload& 
     }
     if (!t.has_collective()) continue;
     const auto& c = t.collective();
+    seen.assign(c.gpus().begin(), c.gpus().end());
+    seen.push_back(c.lanes()), seen.push_back(c.lane_stride());
+    if (!checked.insert(seen).second) continue;
     for (uint64_t l = 0; l < std::max<uint32_t>(1, c.lanes()); ++l) {
       group.clear(), nodes.clear();
       for (uint32_t x : c.gpus()) {
@@ -55,18 +63,27 @@ bool NvlinkCarriesOneGroupPerNode(const Scenario& s, const preflight::Workload& 
 // GPU = t + tp x (d + dp x stage)).
 int ReplicaOf(const ParallelSpec& p, long long x) { return static_cast<int>((x / p.tp) % p.dp); }
 
-// What a task costs: its kernels' time, or the bytes it moves and how.
-std::vector<double> Costs(const preflight::Task& t) {
-  if (t.has_compute()) return {t.compute().duration_s(), t.compute().flops()};
-  if (t.has_io()) {
-    std::vector<double> c = {t.io().size_bytes(), double(t.io().direction())};
-    for (unsigned char ch : t.io().tier()) c.push_back(ch);
-    return c;
+// Appends what a task costs to `key`: its kernels' time, or the bytes it
+// moves and how (the doubles' bits).
+void AppendCosts(const preflight::Task& t, std::vector<long long>& key) {
+  auto add = [&](double cost) {
+    long long bits;
+    static_assert(sizeof(bits) == sizeof(cost));
+    std::memcpy(&bits, &cost, sizeof(bits));
+    key.push_back(bits);
+  };
+  if (t.has_compute()) {
+    add(t.compute().duration_s()), add(t.compute().flops());
+  } else if (t.has_io()) {
+    add(t.io().size_bytes()), add(double(t.io().direction()));
+    for (unsigned char ch : t.io().tier()) add(ch);
+  } else if (t.has_transfer()) {
+    add(t.transfer().size_bytes()), add(double(t.transfer().lanes())), add(double(t.transfer().lane_stride()));
+  } else {
+    const auto& c = t.collective();
+    add(c.size_bytes()), add(double(c.kind())), add(double(c.count())), add(double(c.lanes()));
+    add(double(c.lane_stride())), add(double(c.algorithm()));
   }
-  if (t.has_transfer()) return {t.transfer().size_bytes(), double(t.transfer().lanes()), double(t.transfer().lane_stride())};
-  const auto& c = t.collective();
-  return {c.size_bytes(), double(c.kind()), double(c.count()), double(c.lanes()), double(c.lane_stride()),
-          double(c.algorithm())};
 }
 
 // See reductions.h. Twins are matched by what a task does (its category,
@@ -81,7 +98,7 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
   // Mirrored collectives stay inside a node on NVLink, which nothing
   // else shares there; on PCIe they would share links with sends.
   if (c.node.intra_kind != IntraKind::kNvswitch) return {};
-  if (w.gpus() != c.gpus() || p.tp * p.dp * p.pp != c.gpus()) return {};
+  if (static_cast<long long>(w.gpus()) != c.gpus() || p.tp * p.dp * p.pp != c.gpus()) return {};
   // Every node holds one replica.
   for (long long node = 0; node < c.nodes; ++node)
     for (long long x = node * g; x < (node + 1) * g; ++x)
@@ -102,54 +119,48 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
   };
   std::unordered_map<Key, Doers, KeyHash> zero;
   std::vector<int> twin(w.tasks_size(), -1);
-  std::vector<std::pair<int, int>> others;  // (task, replica), matched after the pass
-  std::vector<Key> other_keys;
-  Key gpus;
-  for (int i = 0; i < w.tasks_size(); ++i) {
+  Key gpus, key;
+  // Task i's replica (-1: it spans replicas, a data-parallel collective,
+  // which runs) and in `key` what it does as replica 0's GPUs; false when
+  // it names no GPU, or a send of its replica crosses the fabric unlike
+  // its twin (not the same switches between its nodes).
+  auto describe = [&](int i, int& d) {
     const preflight::Task& t = w.tasks(i);
     gpus.clear();
-    if (t.has_compute()) gpus = {t.compute().gpu()};
-    else if (t.has_io()) gpus = {t.io().gpu()};
-    else if (t.has_transfer()) gpus = {(long long)t.transfer().src_gpu(), (long long)t.transfer().dst_gpu()};
+    if (t.has_compute()) gpus.push_back(t.compute().gpu());
+    else if (t.has_io()) gpus.push_back(t.io().gpu());
+    else if (t.has_transfer()) gpus.push_back(t.transfer().src_gpu()), gpus.push_back(t.transfer().dst_gpu());
     else if (t.has_collective()) gpus.assign(t.collective().gpus().begin(), t.collective().gpus().end());
-    if (gpus.empty()) return {};
-    const int d = ReplicaOf(p, gpus.front());
-    if (!std::all_of(gpus.begin(), gpus.end(), [&](long long x) { return ReplicaOf(p, x) == d; }))
-      continue;  // a data-parallel collective: it runs
-    // GPU x of replica d does what GPU x - d x tp does in replica 0, at the
-    // same cost.
-    Key key = {t.category(), t.kind_case()};
+    if (gpus.empty()) return false;
+    d = ReplicaOf(p, gpus.front());
+    if (!std::all_of(gpus.begin(), gpus.end(), [&](long long x) { return ReplicaOf(p, x) == d; })) {
+      d = -1;
+      return true;
+    }
+    // GPU x of replica d does what GPU x - d x tp does in replica 0, at
+    // the same cost.
+    key.assign({t.category(), t.kind_case()});
     for (long long x : gpus) key.push_back(x - d * p.tp);
-    for (double cost : Costs(t)) {
-      long long bits;
-      static_assert(sizeof(bits) == sizeof(cost));
-      std::memcpy(&bits, &cost, sizeof(bits));
-      key.push_back(bits);
-    }
-    // A send of replica d crosses the fabric as its twin does (the same
-    // switches between its nodes), or the replicas are not alike.
-    if (t.has_transfer() && SwitchHops(c, gpus[0] / g, gpus[1] / g) !=
-                                SwitchHops(c, (gpus[0] - d * p.tp) / g, (gpus[1] - d * p.tp) / g))
-      return {};
-    if (d == 0) {
-      zero[std::move(key)].tasks.push_back(i);
-    } else {
-      others.push_back({i, d});
-      other_keys.push_back(std::move(key));
-    }
+    AppendCosts(t, key);
+    return !t.has_transfer() || SwitchHops(c, gpus[0] / g, gpus[1] / g) ==
+                                    SwitchHops(c, (gpus[0] - d * p.tp) / g, (gpus[1] - d * p.tp) / g);
+  };
+  int d = 0;
+  for (int i = 0; i < w.tasks_size(); ++i) {
+    if (!describe(i, d)) return {};
+    if (d == 0) zero[key].tasks.push_back(i);
   }
-  for (size_t o = 0; o < others.size(); ++o) {
-    const auto it = zero.find(other_keys[o]);
+  for (int i = 0; i < w.tasks_size(); ++i) {
+    if (!describe(i, d)) return {};
+    if (d <= 0) continue;
+    const auto it = zero.find(key);
     if (it == zero.end()) return {};
     Doers& doers = it->second;
     if (doers.matched.empty()) doers.matched.assign(p.dp, 0);
-    const int k = doers.matched[others[o].second]++;
+    const int k = doers.matched[d]++;
     if (k >= int(doers.tasks.size())) return {};
-    twin[others[o].first] = doers.tasks[k];
+    twin[i] = doers.tasks[k];
   }
-  for (const auto& [_, doers] : zero)
-    for (int d = 1; d < p.dp; ++d)
-      if (doers.matched.empty() || doers.matched[d] != int(doers.tasks.size())) return {};
   // And each waits for what its twin waits for (its own replica's tasks
   // standing for their twins; shared collectives as they are).
   std::vector<int> mine, theirs;

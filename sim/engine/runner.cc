@@ -48,7 +48,8 @@ constexpr double kMaxBandwidthInflation = 4;
 class Runner {
  public:
   Runner(const Scenario& s, const preflight::Workload& w, const Platform& p)
-      : s_(s), w_(w), p_(p), topo_(s.cluster.node), n_(w.tasks_size()), waiting_(n_), pending_(n_, 0), succ_(n_) {
+      : s_(s), w_(w), p_(p), topo_(s.cluster.node), n_(w.tasks_size()), waiting_(n_), pending_(n_, 0),
+        first_succ_(n_ + 1, 0) {
     times_.start_s.assign(n_, -1);
     times_.end_s.assign(n_, -1);
     for (int i = 0; i < n_; ++i) {
@@ -56,11 +57,16 @@ class Runner {
         if (d >= static_cast<uint32_t>(i))
           throw std::invalid_argument("workload task " + std::to_string(i) +
                                       " depends on a later task " + std::to_string(d));
-        succ_[d].push_back(i);
+        ++first_succ_[d + 1];
         ++waiting_[i];
       }
       CheckTask(i);
     }
+    for (int i = 0; i < n_; ++i) first_succ_[i + 1] += first_succ_[i];
+    succ_.resize(first_succ_[n_]);
+    std::vector<int> next(first_succ_.begin(), first_succ_.end() - 1);
+    for (int i = 0; i < n_; ++i)
+      for (uint32_t d : w.tasks(i).deps()) succ_[next[d]++] = i;
     double activities = 0;
     for (const preflight::Task& t : w.tasks()) activities += Activities(t);
     const double scaled = kOverlapPerGpu * double(p.gpus.size()) * activities;
@@ -71,6 +77,7 @@ class Runner {
     twin_ = r.twin;
     if (!twin_.empty()) {  // the GPUs whose replica runs (reductions.h)
       runs_on_.assign(p.gpus.size(), false);
+      first_mirror_.assign(n_, -1), last_mirror_.assign(n_, -1), next_mirror_.assign(n_, -1);
       for (int i = 0; i < n_; ++i)
         if (twin_[i] < 0 && w.tasks(i).has_compute()) runs_on_[w.tasks(i).compute().gpu()] = true;
     }
@@ -225,7 +232,10 @@ class Runner {
     times_.start_s[i] = sg::Engine::get_clock();
     if (!twin_.empty() && twin_[i] >= 0) {  // ends when its twin ends (reductions.h)
       if (times_.end_s[twin_[i]] >= 0) return false;
-      mirrors_[twin_[i]].push_back(i);
+      // Appended to the twin's list of waiting mirrors.
+      const int twin = twin_[i];
+      (last_mirror_[twin] < 0 ? first_mirror_[twin] : next_mirror_[last_mirror_[twin]]) = i;
+      last_mirror_[twin] = i;
       return true;
     }
     if (t.has_compute()) StartCompute(i, t.compute());
@@ -381,15 +391,15 @@ class Runner {
   // release theirs in turn, depth first in successor order, on an explicit
   // stack (a chain of such tasks is as long as the workload).
   void Finish(int i) {
-    std::vector<std::pair<int, size_t>> stack;  // task, next successor
+    std::vector<std::pair<int, int>> stack;  // task, index of its next successor in succ_
     EndAndStack(i, stack);
     while (!stack.empty()) {
       auto& [task, next] = stack.back();
-      if (next == succ_[task].size()) {
+      if (next == first_succ_[task + 1]) {
         stack.pop_back();
         continue;
       }
-      const int j = succ_[task][next++];
+      const int j = succ_[next++];
       if (--waiting_[j] != 0 || Start(j)) continue;
       EndAndStack(j, stack);
     }
@@ -397,15 +407,13 @@ class Runner {
 
   // Ends task i, and with it the mirrored tasks waiting for it as their
   // twin (reductions.h); each goes on the stack to release its successors.
-  void EndAndStack(int i, std::vector<std::pair<int, size_t>>& stack) {
+  void EndAndStack(int i, std::vector<std::pair<int, int>>& stack) {
     End(i);
-    stack.push_back({i, 0});
-    if (auto it = mirrors_.find(i); it != mirrors_.end()) {
-      for (int m : it->second) {
-        End(m);
-        stack.push_back({m, 0});
-      }
-      mirrors_.erase(it);
+    stack.push_back({i, first_succ_[i]});
+    if (twin_.empty()) return;
+    for (int m = first_mirror_[i]; m >= 0; m = next_mirror_[m]) {
+      End(m);
+      stack.push_back({m, first_succ_[m]});
     }
   }
 
@@ -446,7 +454,7 @@ class Runner {
   const NodeTopology topo_;
   int n_;
   std::vector<int> waiting_, pending_;
-  std::vector<std::vector<int>> succ_;
+  std::vector<int> first_succ_, succ_;  // task i's successors: succ_[first_succ_[i], first_succ_[i + 1])
   std::unordered_map<sg::Activity*, Owned> owner_;
   std::unordered_map<sg::Activity*, std::vector<Flow>> delayed_;  // flows to start when a delay ends
   std::vector<sg::ActivityPtr> graveyard_;
@@ -456,7 +464,9 @@ class Runner {
   bool all_lanes_ = true;
   bool one_flow_inside_nodes_ = false;
   std::vector<int> twin_;      // see reductions.h
-  std::unordered_map<int, std::vector<int>> mirrors_;  // twin -> mirrored tasks waiting for its end
+  // The mirrored tasks waiting for task i's end, in the order they started:
+  // first_mirror_[i], then next_mirror_ of each until -1.
+  std::vector<int> first_mirror_, last_mirror_, next_mirror_;
   std::vector<bool> runs_on_;  // GPUs whose tasks run, with twin_
   std::map<std::vector<int>, std::pair<GroupShape, GroupPaths>> groups_;  // see Plan
   double overlap_work_ = 0, overlap_budget_ = 0;  // see kMinOverlapBudget

@@ -75,7 +75,12 @@ Result SimulateWorkload(const Scenario& s, const preflight::Workload& w, bool fo
 
 Result Simulate(const Scenario& s, bool force) {
   Result r = Verdict(s);
-  if (r.memory.fits || force) r.step = Step(s, BuildWorkload(s));
+  if (r.memory.fits || force) {
+    google::protobuf::Arena arena(WorkloadArenaOptions());
+    auto* w = google::protobuf::Arena::CreateMessage<preflight::Workload>(&arena);
+    BuildWorkload(s, *w);
+    r.step = Step(s, *w);
+  }
   CheckResult(r);
   return r;
 }

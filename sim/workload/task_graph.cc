@@ -1,13 +1,19 @@
 #include "sim/workload/task_graph.h"
 
-#include <queue>
 #include <stdexcept>
 
 namespace pf {
 
-int TaskGraph::Add(preflight::Task t) {
-  tasks_.push_back(std::move(t));
-  return size() - 1;
+TaskGraph::~TaskGraph() {
+  if (arena_ == nullptr)
+    for (preflight::Task* t : tasks_) delete t;
+}
+
+preflight::Task* TaskGraph::New(std::string name, preflight::Category c) {
+  tasks_.push_back(google::protobuf::Arena::CreateMessage<preflight::Task>(arena_));
+  tasks_.back()->set_name(std::move(name));
+  tasks_.back()->set_category(c);
+  return tasks_.back();
 }
 
 void TaskGraph::Dep(int task, int dep) {
@@ -15,84 +21,87 @@ void TaskGraph::Dep(int task, int dep) {
   if (task < 0 || task >= size() || dep < 0 || dep >= size())
     throw std::logic_error("task graph: dependency " + std::to_string(task) + " <- " +
                            std::to_string(dep) + " names no task");
-  tasks_[task].add_deps(dep);
+  deps_.push_back({task, dep});
 }
 
 int TaskGraph::Compute(int gpu, std::string name, Work w, preflight::Category c) {
-  preflight::Task t;
-  t.set_name(std::move(name));
-  t.set_category(c);
-  auto* x = t.mutable_compute();
+  auto* x = New(std::move(name), c)->mutable_compute();
   x->set_gpu(gpu);
   x->set_duration_s(w.seconds.value());
   x->set_flops(w.flops.value());
-  return Add(std::move(t));
+  return this->size() - 1;
 }
 
 int TaskGraph::Collective(std::string name, preflight::Category c, preflight::CollectiveKind kind,
                           const std::vector<int>& gpus, Bytes size, int count, int lanes) {
-  preflight::Task t;
-  t.set_name(std::move(name));
-  t.set_category(c);
-  auto* x = t.mutable_collective();
+  auto* x = New(std::move(name), c)->mutable_collective();
   x->set_kind(kind);
   for (int g : gpus) x->add_gpus(g);
   x->set_size_bytes(size.value());
   x->set_count(count);
   x->set_lanes(lanes);
   x->set_lane_stride(1);
-  return Add(std::move(t));
+  return this->size() - 1;
 }
 
 int TaskGraph::Transfer(std::string name, int src, int dst, Bytes size, int lanes) {
-  preflight::Task t;
-  t.set_name(std::move(name));
-  t.set_category(preflight::PP_COMM);
-  auto* x = t.mutable_transfer();
+  auto* x = New(std::move(name), preflight::PP_COMM)->mutable_transfer();
   x->set_src_gpu(src);
   x->set_dst_gpu(dst);
   x->set_size_bytes(size.value());
   x->set_lanes(lanes);
   x->set_lane_stride(1);
-  return Add(std::move(t));
+  return this->size() - 1;
 }
 
 int TaskGraph::Io(std::string name, int gpu, preflight::Io::Direction direction, Bytes size) {
-  preflight::Task t;
-  t.set_name(std::move(name));
-  t.set_category(preflight::IO);
-  auto* x = t.mutable_io();
+  auto* x = New(std::move(name), preflight::IO)->mutable_io();
   x->set_gpu(gpu);
   x->set_direction(direction);
   x->set_size_bytes(size.value());
-  return Add(std::move(t));
+  return this->size() - 1;
 }
 
 void TaskGraph::Finish(preflight::Workload& w) {
+  if (w.GetArena() != arena_) throw std::logic_error("task graph: the workload is on another arena");
   const int n = size();
+  // Dependencies and successors as arrays: task i's dependencies are
+  // dep[first_dep[i], first_dep[i + 1]), in the order added; task d's
+  // successors succ[first_succ[d], first_succ[d + 1]), in increasing order.
+  std::vector<int> first_dep(n + 1, 0), first_succ(n + 1, 0), dep(deps_.size()), succ(deps_.size());
+  for (const auto& [task, d] : deps_) ++first_dep[task + 1], ++first_succ[d + 1];
+  for (int i = 0; i < n; ++i) first_dep[i + 1] += first_dep[i], first_succ[i + 1] += first_succ[i];
+  {
+    std::vector<int> next(first_dep.begin(), first_dep.end() - 1);
+    for (const auto& [task, d] : deps_) dep[next[task]++] = d;
+    next.assign(first_succ.begin(), first_succ.end() - 1);
+    for (int i = 0; i < n; ++i)
+      for (int k = first_dep[i]; k < first_dep[i + 1]; ++k) succ[next[dep[k]]++] = i;
+  }
+  // Kahn's algorithm, FIFO: `order` is its queue.
   std::vector<int> indegree(n), order, new_index(n, kNoTask);
-  std::vector<std::vector<int>> succ(n);
+  for (int i = 0; i < n; ++i) indegree[i] = first_dep[i + 1] - first_dep[i];
+  order.reserve(n);
   for (int i = 0; i < n; ++i)
-    for (int d : tasks_[i].deps()) succ[d].push_back(i), ++indegree[i];
-  std::queue<int> ready;
-  for (int i = 0; i < n; ++i)
-    if (indegree[i] == 0) ready.push(i);
-  while (!ready.empty()) {
-    int i = ready.front();
-    ready.pop();
-    new_index[i] = static_cast<int>(order.size());
-    order.push_back(i);
-    for (int j : succ[i])
-      if (--indegree[j] == 0) ready.push(j);
+    if (indegree[i] == 0) order.push_back(i);
+  for (size_t head = 0; head < order.size(); ++head) {
+    const int i = order[head];
+    new_index[i] = static_cast<int>(head);
+    for (int k = first_succ[i]; k < first_succ[i + 1]; ++k)
+      if (--indegree[succ[k]] == 0) order.push_back(succ[k]);
   }
   if (static_cast<int>(order.size()) != n)
     throw std::logic_error("workload emitters produced a dependency cycle");
+  w.mutable_tasks()->Reserve(w.tasks_size() + n);
   for (int i : order) {
-    preflight::Task* out = w.add_tasks();
-    *out = std::move(tasks_[i]);
-    for (int k = 0; k < out->deps_size(); ++k) out->set_deps(k, new_index[out->deps(k)]);
+    preflight::Task* out = tasks_[i];
+    auto* deps = out->mutable_deps();
+    deps->Reserve(first_dep[i + 1] - first_dep[i]);
+    for (int k = first_dep[i]; k < first_dep[i + 1]; ++k) deps->AddAlreadyReserved(new_index[dep[k]]);
+    w.mutable_tasks()->AddAllocated(out);  // same arena: no copy
   }
   tasks_.clear();
+  deps_.clear();
 }
 
 }  // namespace pf

@@ -28,6 +28,13 @@ constexpr int kNoTask = -1;
 
 class TaskGraph {
  public:
+  // Tasks are made on `arena` (none: the heap); Finish() hands them to a
+  // workload on the same arena without copying them.
+  explicit TaskGraph(google::protobuf::Arena* arena = nullptr) : arena_(arena) {}
+  ~TaskGraph();
+  TaskGraph(const TaskGraph&) = delete;
+  TaskGraph& operator=(const TaskGraph&) = delete;
+
   // Kernels on `gpu`, back to back.
   int Compute(int gpu, std::string name, Work w, preflight::Category c = preflight::COMPUTE);
   // `count` back-to-back collectives of `size` each over `gpus`, replicated
@@ -46,12 +53,15 @@ class TaskGraph {
 
   // Moves the tasks into `w` in topological order (Kahn), rewriting
   // dependencies to the new indices. Throws std::logic_error on a cycle,
-  // which is a bug in an emitter.
+  // which is a bug in an emitter. REQUIRES: `w` is on this graph's arena.
   void Finish(preflight::Workload& w);
 
  private:
-  int Add(preflight::Task t);
-  std::vector<preflight::Task> tasks_;
+  preflight::Task* New(std::string name, preflight::Category c);
+  google::protobuf::Arena* arena_;
+  std::vector<preflight::Task*> tasks_;  // owned unless on an arena
+  // (task, dependency) pairs, written into the tasks by Finish().
+  std::vector<std::pair<int, int>> deps_;
 };
 
 }  // namespace pf

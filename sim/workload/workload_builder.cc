@@ -15,6 +15,19 @@
 namespace pf {
 
 preflight::Workload BuildWorkload(const Scenario& s) {
+  preflight::Workload w;
+  BuildWorkload(s, w);
+  return w;
+}
+
+google::protobuf::ArenaOptions WorkloadArenaOptions() {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = 64 << 10;
+  options.max_block_size = 4 << 20;
+  return options;
+}
+
+void BuildWorkload(const Scenario& s, preflight::Workload& w) {
   const SimulationSize size = EstimateSimulationSize(s);
   if (size.tasks > s.max_tasks)
     throw InputError({s.file}, "", fmt::format(
@@ -25,13 +38,12 @@ preflight::Workload BuildWorkload(const Scenario& s) {
   const TrainingSpec& t = s.training;
   const int micro_batches = t.micro_batches_per_step(p.dp);
   const Bytes hidden = HiddenStateBytes(s.model, t);
-  TaskGraph g;
+  TaskGraph g(w.GetArena());
   PipelineLinks links(p, micro_batches);
   for (int stage = 0; stage < p.pp; ++stage) EmitStage(g, s, stage, micro_batches, hidden, links);
   EmitTiedEmbeddingSync(g, s, links);
   EmitPipelineSends(g, s, micro_batches, hidden, links);
 
-  preflight::Workload w;
   w.set_scenario(s.name);
   w.set_gpus(s.cluster.gpus());
   w.set_gpus_per_node(s.cluster.node.gpus_per_node);
@@ -46,7 +58,6 @@ preflight::Workload BuildWorkload(const Scenario& s) {
   w.set_hardware_flops(flops.hardware.value());
   w.set_tokens_per_step(t.tokens_per_step());
   g.Finish(w);
-  return w;
 }
 
 }  // namespace pf
