@@ -121,10 +121,12 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
   std::vector<int> twin(w.tasks_size(), -1);
   Key gpus, key;
   // Task i's replica (-1: it spans replicas, a data-parallel collective,
-  // which runs) and in `key` what it does as replica 0's GPUs; false when
-  // it names no GPU, or a send of its replica crosses the fabric unlike
-  // its twin (not the same switches between its nodes).
-  auto describe = [&](int i, int& d) {
+  // which runs) and, when that replica is `want` (replica 0, or any other),
+  // in `key` what it does as replica 0's GPUs; false when it names no GPU,
+  // or a send of its replica crosses the fabric unlike its twin (not the
+  // same switches between its nodes).
+  enum Want { kReplicaZero, kOthers };
+  auto describe = [&](int i, int& d, Want want) {
     const preflight::Task& t = w.tasks(i);
     gpus.clear();
     if (t.has_compute()) gpus.push_back(t.compute().gpu());
@@ -137,6 +139,7 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
       d = -1;
       return true;
     }
+    if ((d == 0) != (want == kReplicaZero)) return true;
     // GPU x of replica d does what GPU x - d x tp does in replica 0, at
     // the same cost.
     key.assign({t.category(), t.kind_case()});
@@ -147,11 +150,11 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
   };
   int d = 0;
   for (int i = 0; i < w.tasks_size(); ++i) {
-    if (!describe(i, d)) return {};
+    if (!describe(i, d, kReplicaZero)) return {};
     if (d == 0) zero[key].tasks.push_back(i);
   }
   for (int i = 0; i < w.tasks_size(); ++i) {
-    if (!describe(i, d)) return {};
+    if (!describe(i, d, kOthers)) return {};
     if (d <= 0) continue;
     const auto it = zero.find(key);
     if (it == zero.end()) return {};

@@ -11,17 +11,17 @@ namespace pf {
 namespace {
 
 // Measured on this project's 2-core machine (README "Performance"), one
-// core: the 1,024-GPU GPT-3 step (145,912 tasks) in 0.62-0.73 s and the
-// 2,520-GPU 529.6B step (524,519 tasks) in 3.1 s: 5-6 us per task, 7 us
-// kept. Resident memory 92 MB and 265 MB: about 500 B per task on top of
-// a 40 MB process.
-constexpr double kSecondsPerTask = 7e-6;
-constexpr double kBytesPerTask = 500;
-constexpr double kBaseBytes = 40e6;
+// core: the 1,024-GPU GPT-3 step (145,912 tasks) in 0.40-0.47 s and the
+// 2,520-GPU 529.6B step (524,519 tasks) in 2.1 s: 3-4 us per task, 5 us
+// kept. Resident memory 74 MB and 180 MB: about 300 B per task on top of
+// a 35 MB process; 400 B kept.
+constexpr double kSecondsPerTask = 5e-6;
+constexpr double kBytesPerTask = 400;
+constexpr double kBaseBytes = 35e6;
 // The platform's build and route look-ups grow superlinearly with the
-// GPUs: the 16,384-GPU GPT-3 step (215,280 tasks) took 5.3-5.7 s here,
-// about 4 s of it beyond the per-task cost.
-constexpr double kPlatformSecondsAt16k = 5;
+// GPUs: the 16,384-GPU GPT-3 step (215,280 tasks) took 1.45-1.51 s here,
+// about 0.4 s of it beyond the per-task cost.
+constexpr double kPlatformSecondsAt16k = 0.5;
 constexpr double kPlatformExponent = 2;
 
 // Gradient buckets of the largest model chunk, as the data-parallel emitter
