@@ -13,7 +13,7 @@ namespace {
 // when a GPU waits for them.
 bool MovesBytes(preflight::Category c) {
   return c == preflight::TP_COMM || c == preflight::PP_COMM || c == preflight::DP_COMM ||
-         c == preflight::IO;
+         c == preflight::IO || c == preflight::DATA;
 }
 
 Seconds& Slot(Breakdown& b, preflight::Category c) {
@@ -22,6 +22,7 @@ Seconds& Slot(Breakdown& b, preflight::Category c) {
     case preflight::PP_COMM: return b.pp_comm;
     case preflight::DP_COMM: return b.dp_comm;
     case preflight::IO: return b.io;
+    case preflight::DATA: return b.data_stall;
     case preflight::OPTIMIZER: return b.optimizer;
     default: return b.compute;
   }
@@ -65,7 +66,9 @@ double AccountTasks(const preflight::Workload& w, const TaskTimes& t, std::vecto
       int critical = -1;
       for (uint32_t d : task.deps())
         if (critical < 0 || t.end_s[d] > t.end_s[critical]) critical = static_cast<int>(d);
-      if (critical >= 0 && MovesBytes(w.tasks(critical).category()))
+      if (critical >= 0 && w.tasks(critical).category() == preflight::DATA)
+        b.data_stall += Seconds(gap);  // the whole wait: the input pipeline is one chain
+      else if (critical >= 0 && MovesBytes(w.tasks(critical).category()))
         ChargeWait(b, w.tasks(critical), t.start_s[critical], prev_end, t.start_s[i], pipelined);
       else
         (pipelined ? b.bubble : b.idle) += Seconds(gap);
@@ -78,9 +81,13 @@ double AccountTasks(const preflight::Workload& w, const TaskTimes& t, std::vecto
 // The tail after a worker's last task ends at `prev_end`: communication it
 // takes part in (`comm`) that outlasts its work, then bubble or idle.
 void AccountTail(const preflight::Workload& w, const TaskTimes& t, const std::vector<int>& comm,
-                 double prev_end, bool pipelined, Breakdown& b) {
+                 double prev_end, bool pipelined, bool data_ends_step, Breakdown& b) {
   double tail = t.makespan_s - prev_end;
   if (tail <= 0) return;
+  if (data_ends_step) {  // the loader preparing the next step's batches sets the step time
+    b.data_stall += Seconds(tail);
+    return;
+  }
   int last = -1;
   for (int i : comm)
     if (t.end_s[i] > prev_end && (last < 0 || t.end_s[i] > t.end_s[last])) last = i;
@@ -102,6 +109,7 @@ void Add(Breakdown& total, const Breakdown& b) {
   total.io += b.io;
   total.bubble += b.bubble;
   total.idle += b.idle;
+  total.data_stall += b.data_stall;
 }
 
 }  // namespace
@@ -134,16 +142,24 @@ Breakdown AccountTime(const preflight::Workload& w, const TaskTimes& t, bool pip
         if (tasks_of.count(g)) comm_by_gpu[g].push_back(i);
       });
   }
+  // The task that ends the step.
+  int last = 0;
+  for (int i = 1; i < n; ++i)
+    if (t.end_s[i] > t.end_s[last]) last = i;
+  const bool data_ends_step = n > 0 && w.tasks(last).category() == preflight::DATA;
   Breakdown total;
   for (auto& [gpu, tasks] : by_gpu) {
     Breakdown b;
     const double prev_end = AccountTasks(w, t, tasks, pipelined, b);
-    AccountTail(w, t, comm_by_gpu[gpu], prev_end, pipelined, b);
+    AccountTail(w, t, comm_by_gpu[gpu], prev_end, pipelined, data_ends_step, b);
     Add(total, b);
   }
   const double k = 1.0 / std::max<size_t>(1, by_gpu.size());
-  return {total.compute * k, total.optimizer * k, total.tp_comm * k, total.pp_comm * k,
-          total.dp_comm * k, total.io * k,     total.bubble * k, total.idle * k};
+  Breakdown out;
+  out.compute = total.compute * k, out.optimizer = total.optimizer * k, out.tp_comm = total.tp_comm * k;
+  out.pp_comm = total.pp_comm * k, out.dp_comm = total.dp_comm * k, out.io = total.io * k;
+  out.bubble = total.bubble * k, out.idle = total.idle * k, out.data_stall = total.data_stall * k;
+  return out;
 }
 
 }  // namespace pf

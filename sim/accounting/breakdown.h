@@ -13,11 +13,12 @@ struct Breakdown {
   Seconds tp_comm;    // exposed tensor-parallel communication
   Seconds pp_comm;    // exposed pipeline sends
   Seconds dp_comm;    // exposed data-parallel / ZeRO communication
-  Seconds io;         // exposed host <-> GPU transfers (input, offload)
+  Seconds io;         // exposed host <-> GPU transfers (offload)
   Seconds bubble;     // waiting for other pipeline stages
   Seconds idle;       // waiting for peers for any other reason
+  Seconds data_stall; // waiting for the input pipeline (read, decode, copy)
   Seconds total() const {
-    return compute + optimizer + tp_comm + pp_comm + dp_comm + io + bubble + idle;
+    return compute + optimizer + tp_comm + pp_comm + dp_comm + io + bubble + idle + data_stall;
   }
 };
 

@@ -29,7 +29,9 @@ void AddNodeElements(sg::NetZone* zone, sg::NetZone* links_zone, const NodeSpec&
     gpus.push_back(zone->create_host(p + "gpu" + std::to_string(i), out.gpu_speed_flops)->seal());
     out.gpus.push_back(gpus.back());
   }
-  sg::Host* cpu = zone->create_host(p + "cpu", 1e9)->seal();
+  sg::Host* cpu = zone->create_host(p + "cpu", Platform::kCpuSpeed * n.cpu.core_speed)
+                     ->set_core_count(std::max(1, n.cpu.cores))
+                     ->seal();
   out.cpus.push_back(cpu);
   std::vector<sg::Link*> links;
   for (const NodeLink& l : topo.links())

@@ -27,7 +27,10 @@ namespace pf {
 
 struct Platform {
   std::vector<simgrid::s4u::Host*> gpus;  // by global GPU index
-  std::vector<simgrid::s4u::Host*> cpus;  // each node's host (memory), by node
+  // Each node's host (memory, and its CPU: one SimGrid core per core, each
+  // at kCpuSpeed x the CPU's core_speed), by node.
+  std::vector<simgrid::s4u::Host*> cpus;
+  static constexpr double kCpuSpeed = 1e9;  // an Exec of t x kCpuSpeed FLOPs: t core-seconds
   double gpu_speed_flops = 0;             // host speed (FLOP/s)
   // A host with as many cores as any run can use, each at kTimerSpeed:
   // an Exec of t x kTimerSpeed FLOPs there is a pure delay of t seconds

@@ -76,7 +76,10 @@ void AppendCosts(const preflight::Task& t, std::vector<long long>& key) {
     add(t.compute().duration_s()), add(t.compute().flops());
   } else if (t.has_io()) {
     add(t.io().size_bytes()), add(double(t.io().direction()));
+    add(double(t.io().host_only())), add(double(t.io().requests()));
     for (unsigned char ch : t.io().tier()) add(ch);
+  } else if (t.has_cpu()) {
+    add(t.cpu().core_seconds()), add(double(t.cpu().threads()));
   } else if (t.has_transfer()) {
     add(t.transfer().size_bytes()), add(double(t.transfer().lanes())), add(double(t.transfer().lane_stride()));
   } else {
@@ -133,6 +136,7 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
     else if (t.has_io()) gpus.push_back(t.io().gpu());
     else if (t.has_transfer()) gpus.push_back(t.transfer().src_gpu()), gpus.push_back(t.transfer().dst_gpu());
     else if (t.has_collective()) gpus.assign(t.collective().gpus().begin(), t.collective().gpus().end());
+    else if (t.has_cpu()) gpus.push_back((long long)t.cpu().node() * g);  // its node's first GPU
     if (gpus.empty()) return false;
     d = ReplicaOf(p, gpus.front());
     if (!std::all_of(gpus.begin(), gpus.end(), [&](long long x) { return ReplicaOf(p, x) == d; })) {

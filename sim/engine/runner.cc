@@ -151,6 +151,10 @@ class Runner {
       const uint64_t lanes = CheckLanes(i, x.lanes(), x.lane_stride(), 2);
       Gpu(x.src_gpu() + (lanes - 1) * x.lane_stride());
       Gpu(x.dst_gpu() + (lanes - 1) * x.lane_stride());
+    } else if (t.has_cpu()) {
+      if (t.cpu().node() >= p_.cpus.size())
+        bad("node " + std::to_string(t.cpu().node()) + " but the cluster has " + std::to_string(p_.cpus.size()));
+      finite(t.cpu().core_seconds(), "core_seconds");
     } else if (t.has_io()) {
       Gpu(t.io().gpu());
       finite(t.io().size_bytes(), "size_bytes");
@@ -186,6 +190,7 @@ class Runner {
   // delay and a flow per lane; a delay and up to two ring flows per GPU per
   // lane.
   static double Activities(const preflight::Task& t) {
+    if (t.has_cpu()) return std::max<uint32_t>(1, t.cpu().threads());
     if (t.has_transfer()) return 2.0 * std::max<uint32_t>(1, t.transfer().lanes());
     if (!t.has_collective()) return 1;
     const auto& c = t.collective();
@@ -240,8 +245,9 @@ class Runner {
     }
     if (t.has_compute()) StartCompute(i, t.compute());
     else if (t.has_collective()) StartCollective(i, t);
-    else if (t.has_io()) StartIo(i, t.io());
+    else if (t.has_io()) StartIoAfterRequests(i, t.io());
     else if (t.has_transfer()) StartTransfer(i, t.transfer());
+    else if (t.has_cpu()) StartCpu(i, t.cpu());
     return pending_[i] > 0;
   }
 
@@ -311,6 +317,40 @@ class Runner {
     e->start();
   }
 
+  // `threads` Execs on the node's CPU host, each an equal share of the
+  // core-seconds (one core each; SimGrid shares the cores among all).
+  void StartCpu(int i, const preflight::Cpu& x) {
+    const int threads = std::max<uint32_t>(1, x.threads());
+    if (x.core_seconds() <= 0) return;
+    for (int k = 0; k < threads; ++k) {
+      sg::ExecPtr e = sg::Exec::init();
+      e->set_flops_amount(x.core_seconds() / threads * Platform::kCpuSpeed);
+      e->set_host(p_.cpus.at(x.node()));
+      Track(i, e);
+      e->start();
+    }
+  }
+
+  // The tier's latency for each request, one after another, then the
+  // bytes. A shared tier's server link pays one latency as the bytes start
+  // (platform.cc); a local tier's disk none.
+  void StartIoAfterRequests(int i, const preflight::Io& x) {
+    double waits = 0;
+    for (const StorageTier& t : s_.cluster.storage)
+      if (t.name == x.tier() && !x.tier().empty())
+        waits = t.latency.value() * (double(std::max<uint32_t>(1, x.requests())) - (t.shared() ? 1 : 0));
+    if (waits <= 0) {
+      StartIo(i, x);
+      return;
+    }
+    sg::ExecPtr e = sg::Exec::init();
+    e->set_flops_amount(waits * Platform::kTimerSpeed);
+    e->set_host(p_.timer);
+    delayed_io_[e.get()] = i;
+    Track(i, e);
+    e->start();
+  }
+
   // A copy between a GPU and host memory, or a storage tier: the tier's
   // media (a node's disk, or each server's disk for its equal stripe), the
   // network from the servers to host memory, and host memory to the GPU,
@@ -321,7 +361,7 @@ class Runner {
     const bool in = x.direction() == preflight::Io::HOST_TO_DEVICE;
     const Bytes size(x.size_bytes());
     auto move = [&](sg::Host* far, sg::Host* near, Bytes b) { in ? Send(i, far, near, b) : Send(i, near, far, b); };
-    move(cpu, gpu, size);
+    if (!x.host_only()) move(cpu, gpu, size);
     if (x.tier().empty()) return;
     if (auto d = p_.local_disks.find(x.tier()); d != p_.local_disks.end()) {
       StartDiskIo(i, d->second.at(x.gpu() / s_.cluster.node.gpus_per_node), size, in);
@@ -439,6 +479,10 @@ class Runner {
       for (const Flow& f : d->second) Send(task, f.src, f.dst, f.bytes);
       delayed_.erase(d);
     }
+    if (auto d = delayed_io_.find(it->first); d != delayed_io_.end()) {
+      StartIo(task, w_.tasks(task).io());
+      delayed_io_.erase(d);
+    }
     graveyard_.push_back(std::move(it->second.ref));
     owner_.erase(it);
     if (--pending_[task] == 0) Finish(task);
@@ -457,6 +501,7 @@ class Runner {
   std::vector<int> first_succ_, succ_;  // task i's successors: succ_[first_succ_[i], first_succ_[i + 1])
   std::unordered_map<sg::Activity*, Owned> owner_;
   std::unordered_map<sg::Activity*, std::vector<Flow>> delayed_;  // flows to start when a delay ends
+  std::unordered_map<sg::Activity*, int> delayed_io_;  // io tasks to start when their requests' wait ends
   std::vector<sg::ActivityPtr> graveyard_;
   std::vector<sg::ExecPtr> shadow_;  // by GPU, created on first use
   std::vector<int> active_dp_;        // DP collectives running on each GPU

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "sim/accounting/breakdown.h"
@@ -29,11 +30,30 @@ struct StepResult {
   long long flows = 0;
 };
 
+// Why the input pipeline stalls the GPUs (JudgeData, data_verdict.h).
+struct DataStage {
+  std::string name;       // "storage bandwidth", "request latency", "CPU decode", "copy to GPU"
+  double samples_per_s;   // per data-parallel rank
+};
+struct DataSuggestion {
+  std::string change;                  // in words
+  std::vector<std::string> overrides;  // --set flags; empty when no flag does it
+};
+struct DataVerdict {
+  std::vector<DataStage> stages;  // slowest first
+  double demand = 0;               // samples/s per rank the GPUs consume without a stall
+  bool stalls = false;             // the stall is over 1% of the step
+  std::vector<DataSuggestion> suggestions;
+};
+
 struct Result {
   Scenario scenario;
   MemoryBreakdown memory;
   std::vector<FitSuggestion> suggestions;  // when !memory.fits
   std::optional<StepResult> step;          // simulated only when it fits
+  // With a data section and a simulated step: the input pipeline's
+  // stages, bottleneck and suggestions (data_verdict.h).
+  std::optional<DataVerdict> data;
 };
 
 }  // namespace pf

@@ -50,7 +50,8 @@ void CheckBreakdown(const StepResult& st) {
   for (auto [name, t] : {std::pair<const char*, Seconds>{"breakdown.compute", b.compute},
                          {"breakdown.optimizer", b.optimizer}, {"breakdown.tp_comm", b.tp_comm},
                          {"breakdown.pp_comm", b.pp_comm}, {"breakdown.dp_comm", b.dp_comm},
-                         {"breakdown.io", b.io}, {"breakdown.bubble", b.bubble}, {"breakdown.idle", b.idle}})
+                         {"breakdown.io", b.io}, {"breakdown.bubble", b.bubble}, {"breakdown.idle", b.idle},
+                         {"breakdown.data_stall", b.data_stall}})
     AtLeastZero(name, t.value());
   const double step = st.step_time.value(), sum = b.total().value();
   if (!(std::fabs(sum - step) <= kBreakdownTolerance * step))

@@ -8,6 +8,7 @@
 #include "sim/accounting/accounting.h"
 #include "sim/base/io.h"
 #include "sim/engine/engine.h"
+#include "sim/job/data_verdict.h"
 #include "sim/job/result_check.h"
 #include "sim/model/compute_model.h"
 #include "sim/workload/workload_builder.h"
@@ -69,6 +70,7 @@ StepResult Step(const Scenario& s, const preflight::Workload& w) {
 Result SimulateWorkload(const Scenario& s, const preflight::Workload& w, bool force) {
   Result r = Verdict(s);
   if (r.memory.fits || force) r.step = Step(s, w);
+  if (r.step && s.data.enabled) r.data = JudgeData(s, *r.step);
   CheckResult(r);
   return r;
 }
@@ -80,6 +82,7 @@ Result Simulate(const Scenario& s, bool force) {
     auto* w = google::protobuf::Arena::CreateMessage<preflight::Workload>(&arena);
     BuildWorkload(s, *w);
     r.step = Step(s, *w);
+    if (s.data.enabled) r.data = JudgeData(s, *r.step);
   }
   CheckResult(r);
   return r;

@@ -54,11 +54,24 @@ nlohmann::json ToJson(const Result& r) {
                     {"tp_comm_s", b.tp_comm.value()},     {"pp_comm_s", b.pp_comm.value()},
                     {"dp_comm_s", b.dp_comm.value()},     {"io_s", b.io.value()},
                     {"bubble_s", b.bubble.value()},
-                    {"idle_s", b.idle.value()}};
+                    {"idle_s", b.idle.value()},           {"data_stall_s", b.data_stall.value()}};
   j["job"] = {{"tokens", s.training.job_tokens}, {"steps", st.steps},
               {"wall_clock_s", st.wall_clock.value()},
               {"cost_usd", st.cost ? json(st.cost->value()) : json(nullptr)}};
   j["simulation"] = {{"tasks", st.tasks}, {"flows", st.flows}};
+  if (r.data) {
+    json stages = json::array(), fixes = json::array();
+    for (const DataStage& x : r.data->stages) stages.push_back({{"name", x.name}, {"samples_per_s", x.samples_per_s}});
+    for (const DataSuggestion& x : r.data->suggestions) fixes.push_back({{"change", x.change}, {"set", x.overrides}});
+    j["data"] = {{"tier", s.data.tier},
+                 {"format", ToString(s.data.format)},
+                 {"workers", s.data.workers},
+                 {"demand_samples_per_s", r.data->demand},
+                 {"stages", stages},
+                 {"stalls", r.data->stalls},
+                 {"bottleneck", r.data->stalls && !r.data->stages.empty() ? json(r.data->stages.front().name) : json(nullptr)},
+                 {"suggestions", fixes}};
+  }
   return j;
 }
 

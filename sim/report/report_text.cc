@@ -131,6 +131,7 @@ void StepTable(std::string& o, const Result& r) {
   if (b.io.value() > 0) row("exposed host I/O", b.io);
   row("pipeline bubble", b.bubble);
   row("idle", b.idle);
+  if (r.scenario.data.enabled) row("data stall", b.data_stall);
   const Scenario& s = r.scenario;
   o += "\nJob\n";
   o += fmt::format("  {} tokens = {} steps of {} tokens: {} wall clock\n", Count(s.training.job_tokens),
@@ -145,6 +146,33 @@ void StepTable(std::string& o, const Result& r) {
   }
 }
 
+// The input pipeline's stages against what the GPUs consume, the
+// bottleneck when it stalls them, and what would remove it.
+void DataTable(std::string& o, const Result& r) {
+  const DataSpec& d = r.scenario.data;
+  const DataVerdict& v = *r.data;
+  o += fmt::format("\nInput pipeline ({} from {}, {} workers per GPU, prefetch {})\n", ToString(d.format), d.tier,
+                   d.workers, d.prefetch);
+  o += fmt::format("  {:<22}{:>10.1f} samples/s per GPU\n", "GPUs consume", v.demand);
+  for (size_t k = 0; k < v.stages.size(); ++k)
+    o += fmt::format("  {:<22}{:>10.1f} samples/s per GPU{}\n", v.stages[k].name, v.stages[k].samples_per_s,
+                     k == 0 ? (v.stalls ? "   <- bottleneck" : "   <- slowest") : "");
+  if (!v.stalls) {
+    o += "  keeps up: the GPUs do not wait for data\n";
+    return;
+  }
+  const StepResult& st = *r.step;
+  o += fmt::format("  stalls the GPUs {} per step ({:.1f}%): {}\n", Duration(st.breakdown.data_stall),
+                   100 * st.breakdown.data_stall.value() / st.step_time.value(), v.stages.front().name);
+  if (v.suggestions.empty()) return;
+  o += "  Would keep up with:\n";
+  for (const DataSuggestion& x : v.suggestions) {
+    std::string flags;
+    for (const auto& f : x.overrides) flags += " --set " + f;
+    o += fmt::format("    - {}{}\n", x.change, flags.empty() ? "" : "   (" + flags.substr(1) + ")");
+  }
+}
+
 }  // namespace
 
 std::string RenderText(const Result& r) {
@@ -152,6 +180,7 @@ std::string RenderText(const Result& r) {
   Header(o, r.scenario);
   MemoryTable(o, r.memory, r.suggestions);
   if (r.step) StepTable(o, r);
+  if (r.step && r.data) DataTable(o, r);
   else o += "\nNot simulated: the job does not fit in GPU memory (--force simulates it anyway).\n";
   return o;
 }

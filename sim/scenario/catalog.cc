@@ -15,21 +15,21 @@ std::string DataDir() {
   return PREFLIGHT_SOURCE_DIR;
 }
 
-static std::vector<std::string> Stems(const std::string& dir, const std::string& skip) {
+static std::vector<std::string> Stems(const std::string& dir, const std::vector<std::string>& skip) {
   std::vector<std::string> out;
   std::error_code ec;
   // Regular files only: a symbolic link could lead out of the data folder.
   for (const auto& e : fs::directory_iterator(DataDir() + "/" + dir, ec))
     if (e.is_regular_file(ec) && !e.is_symlink(ec) && e.path().extension() == ".yaml" &&
-        e.path().stem() != skip)
+        std::find(skip.begin(), skip.end(), e.path().stem().string()) == skip.end())
       out.push_back(e.path().stem().string());
   std::sort(out.begin(), out.end());
   return out;
 }
 
-std::vector<std::string> BundledModels() { return Stems("models", ""); }
-std::vector<std::string> BundledNodes() { return Stems("topologies", "gpus"); }
-std::vector<std::string> BundledClusters() { return Stems("topologies/clusters", ""); }
+std::vector<std::string> BundledModels() { return Stems("models", {}); }
+std::vector<std::string> BundledNodes() { return Stems("topologies", {"gpus", "cpus"}); }
+std::vector<std::string> BundledClusters() { return Stems("topologies/clusters", {}); }
 std::string ClusterPath(const std::string& name) {
   return DataDir() + "/topologies/clusters/" + name + ".yaml";
 }
@@ -45,6 +45,20 @@ const std::map<std::string, GpuSpec>& GpuCatalog() {
     YamlView gpus = root.Get("gpus");
     std::map<std::string, GpuSpec> out;
     for (const auto& name : gpus.Keys()) out[name] = ParseGpu(gpus.Get(name), name);
+    return out;
+  }();
+  return catalog;
+}
+
+const std::map<std::string, CpuSpec>& CpuCatalog() {
+  static const std::map<std::string, CpuSpec> catalog = [] {
+    std::string path = DataDir() + "/topologies/cpus.yaml";
+    auto source = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
+    YamlView root(LoadYamlFile(path), "", source);
+    root.ExpectKeys({"reference", "cpus"});
+    YamlView cpus = root.Get("cpus");
+    std::map<std::string, CpuSpec> out;
+    for (const auto& name : cpus.Keys()) out[name] = ParseCpuModel(cpus.Get(name), name);
     return out;
   }();
   return catalog;

@@ -25,5 +25,8 @@ std::string ClusterPath(const std::string& name);
 
 // The GPU catalog topologies/gpus.yaml, parsed once (throws InputError).
 const std::map<std::string, GpuSpec>& GpuCatalog();
+// The CPU catalog topologies/cpus.yaml (cores per socket, per-core speed),
+// parsed once; `cores` there is per socket.
+const std::map<std::string, CpuSpec>& CpuCatalog();
 
 }  // namespace pf

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "sim/scenario/catalog.h"
+#include "sim/scenario/data_parser.h"
 #include "sim/scenario/fabric_parser.h"
 #include "sim/scenario/storage_parser.h"
 #include "sim/scenario/overrides.h"
@@ -226,7 +227,7 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   }
   GraftBundledCluster(doc, *source);
   YamlView root(doc, "", source);
-  root.ExpectKeys({"name", "description", "model", "cluster", "parallel", "training", "price"});
+  root.ExpectKeys({"name", "description", "model", "cluster", "parallel", "training", "price", "data"});
   Scenario s;
   s.file = path;
   s.name = root.Has("name") ? root.Get("name").Name()
@@ -237,6 +238,7 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   s.parallel = ParseParallel(root.Get("parallel"));
   s.training = ParseTraining(root.Get("training"));
   if (root.Has("price")) s.price = ParsePrice(root.Get("price"));
+  if (root.Has("data")) s.data = ParseData(root.Get("data"));
   ResolveDataParallel(s);
   if (auto e = Validate(s)) throw InputError(root.Find(e->key).location(), e->key, e->message);
   return s;

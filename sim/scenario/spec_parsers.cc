@@ -72,9 +72,38 @@ GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
   return g;
 }
 
+CpuSpec ParseCpuModel(const YamlView& v, const std::string& name) {
+  v.ExpectKeys({"name", "cores", "core_speed", "source", "notes"});
+  CpuSpec c;
+  c.name = name;
+  c.cores = v.Get("cores").Int(1, 1024);
+  c.core_speed = v.Get("core_speed").Number();
+  if (!(c.core_speed > 0.01 && c.core_speed < 100))
+    v.Get("core_speed").Fail("\"" + v.Get("core_speed").Str() + "\" must be in (0.01, 100): a core's speed relative to the reference core");
+  return c;
+}
+
+// A node's `cpu`: a catalog CPU by name (with the node's pcie.sockets), or
+// inline {name, cores (per node), core_speed}.
+CpuSpec ParseNodeCpu(const YamlView& v, int sockets) {
+  if (v.IsMap()) return ParseCpuModel(v, v.Has("name") ? v.Get("name").Name(64) : "inline CPU");
+  const std::string name = v.Name();
+  const auto& catalog = CpuCatalog();
+  auto it = catalog.find(name);
+  if (it == catalog.end()) {
+    std::vector<std::string> names;
+    for (const auto& [k, _] : catalog) names.push_back(k);
+    v.Fail("unknown CPU \"" + Shown(name) + "\"" + SuggestionSuffix(name.substr(0, 64), names) +
+           "; or write {name, cores, core_speed} inline");
+  }
+  CpuSpec c = it->second;
+  c.cores *= sockets;
+  return c;
+}
+
 NodeSpec ParseNode(const YamlView& v, const std::string& default_name) {
   v.ExpectKeys({"name", "source", "gpu", "gpus_per_node", "interconnect", "pcie", "nvlink_bridges",
-                "nics", "cpu_memory", "notes"});
+                "nics", "cpu_memory", "cpu", "notes"});
   NodeSpec n;
   n.name = NameOr(v, default_name);
   YamlView gpu = v.Get("gpu");
@@ -120,6 +149,7 @@ NodeSpec ParseNode(const YamlView& v, const std::string& default_name) {
   if (v.Has("cpu_memory")) n.cpu_memory = v.Get("cpu_memory").AsBytes();
   n.pcie = ParsePcie(v.Get("pcie"), n);
   if (v.Has("nvlink_bridges")) n.bridges = ParseBridges(v.Get("nvlink_bridges"), n);
+  if (v.Has("cpu")) n.cpu = ParseNodeCpu(v.Get("cpu"), n.pcie.sockets);
   return n;
 }
 

@@ -12,6 +12,8 @@ namespace pf {
 
 ModelSpec ParseModel(const YamlView& v, const std::string& default_name);
 GpuSpec ParseGpu(const YamlView& v, const std::string& name);
+// One entry of topologies/cpus.yaml (cores per socket), or an inline CPU.
+CpuSpec ParseCpuModel(const YamlView& v, const std::string& name);
 // `gpu` keys into GpuCatalog().
 NodeSpec ParseNode(const YamlView& v, const std::string& default_name);
 

@@ -35,6 +35,14 @@ const NameTable<StorageKind>& NamesOf(StorageKind) {
   return t;
 }
 
+const NameTable<DataFormat>& NamesOf(DataFormat) {
+  static const NameTable<DataFormat> t = {{DataFormat::kJpeg, "jpeg"},
+                                          {DataFormat::kRaw, "raw"},
+                                          {DataFormat::kText, "text"},
+                                          {DataFormat::kTokens, "tokens"}};
+  return t;
+}
+
 const NameTable<IntraKind>& NamesOf(IntraKind) {
   static const NameTable<IntraKind> t = {{IntraKind::kNvswitch, "nvswitch"},
                                          {IntraKind::kPcie, "pcie"}};

@@ -26,6 +26,7 @@ const NameTable<Method>& NamesOf(Method);
 const NameTable<Precision>& NamesOf(Precision);
 const NameTable<Recompute>& NamesOf(Recompute);
 const NameTable<Attention>& NamesOf(Attention);
+const NameTable<DataFormat>& NamesOf(DataFormat);
 
 // The spelling of `e` ("" if the table lacks it, which is a bug).
 template <class E>

@@ -87,6 +87,16 @@ struct NvlinkBridges {
   BytesPerSecond bandwidth;  // per direction, line rate
 };
 
+// A node's CPUs (topologies/cpus.yaml): what runs the dataloader workers,
+// the CPU side of offloaded optimizers and the host side of copies.
+struct CpuSpec {
+  std::string name;
+  int cores = 0;            // physical cores per node, all sockets
+  // Throughput of one core relative to the reference core the CPU costs
+  // are stated for (model/data_costs.h), from a published per-core figure.
+  double core_speed = 1;
+};
+
 // One server: GPUs, their interconnect, NICs (topologies/<node>.yaml).
 struct NodeSpec {
   std::string name;
@@ -107,6 +117,7 @@ struct NodeSpec {
   BytesPerSecond nic_bandwidth;  // per NIC per direction
   Seconds nic_latency;
   Bytes cpu_memory;
+  CpuSpec cpu;
 };
 
 // `n` with only its first `gpus` GPUs (gpus <= n.gpus_per_node): the
@@ -217,6 +228,34 @@ struct TrainingSpec {
   double tokens_per_step() const { return double(global_batch) * seq_len; }
 };
 
+// How samples are stored, which sets the CPU work per sample and the read
+// pattern (model/data_costs.h):
+// - jpeg: one compressed image per file (ImageFolder): decode + augment.
+// - raw: one decoded image or array per file: augment only.
+// - text: raw text (JSON lines) read in large chunks and tokenised on the
+//   fly.
+// - tokens: pre-tokenised shards read in large chunks (Megatron's indexed
+//   datasets, MosaicML streaming): collate only.
+enum class DataFormat { kJpeg, kRaw, kText, kTokens };
+
+// The dataset and the PyTorch-style DataLoader feeding each data-parallel
+// rank: `workers` processes per GPU, `prefetch` batches each in flight.
+// Absent (enabled false): inputs cost nothing (synthetic data), as
+// published throughput benchmarks usually measure.
+struct DataSpec {
+  bool enabled = false;
+  std::string tier;            // the cluster storage tier holding the dataset
+  DataFormat format = DataFormat::kTokens;
+  Bytes size;                  // the whole dataset (0: not stated; no page-cache hits)
+  Bytes sample_bytes;          // stored bytes per sample (jpeg, raw)
+  double bytes_per_token = 0;  // stored bytes per token (text, tokens)
+  int workers = 4;             // per GPU
+  int prefetch = 2;            // batches per worker (torch prefetch_factor)
+  bool pinned = true;          // pin_memory: copies go straight from pinned buffers
+  std::optional<Seconds> cpu_per_sample;  // a measured cost on this node's CPU, overriding the model
+  Bytes read_size;             // text, tokens: bytes per read request (0: the model's)
+};
+
 struct PriceSpec {
   std::optional<Usd> per_gpu_hour;  // exactly one of these is set, or neither
   std::optional<Usd> per_node_hour;
@@ -230,6 +269,7 @@ struct Scenario {
   ParallelSpec parallel;
   TrainingSpec training;
   PriceSpec price;
+  DataSpec data;
   Calibration calibration;  // fitted constants (calibration.h); not from YAML
   // Largest task graph BuildWorkload builds (sim/workload/size_estimate.h):
   // about 1.5 GB and a minute on a 2-core machine. Not from YAML; the

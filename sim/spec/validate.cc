@@ -1,5 +1,6 @@
 #include "sim/spec/validate.h"
 
+#include <algorithm>
 #include <initializer_list>
 
 #include "sim/spec/names.h"
@@ -39,6 +40,26 @@ Check Indices(const std::vector<int>& xs, int count, std::vector<bool>& seen, co
     if (seen[x]) return SpecError{key, std::string(what) + " " + Str(x) + " listed twice"};
     seen[x] = true;
   }
+  return {};
+}
+
+// The data section reads from one of the cluster's tiers, and its workers
+// run on the node's CPU.
+Check Data(const Scenario& s) {
+  const DataSpec& d = s.data;
+  if (!d.enabled) return {};
+  std::string names;
+  for (const StorageTier& t : s.cluster.storage) names += (names.empty() ? "" : ", ") + t.name;
+  const bool found = std::any_of(s.cluster.storage.begin(), s.cluster.storage.end(),
+                                 [&](const StorageTier& t) { return t.name == d.tier; });
+  if (!found)
+    return SpecError{"data.tier", "\"" + d.tier + "\" is not a storage tier of the cluster (" +
+                                      (names.empty() ? std::string("it declares none: add cluster.storage")
+                                                     : "tiers: " + names) + ")"};
+  if (s.cluster.node.cpu.cores < 1)
+    return SpecError{"data", "the node (" + s.cluster.node.name +
+                                 ") declares no cpu for the loader's workers: add cpu: NAME "
+                                 "(topologies/cpus.yaml) or cpu: {name, cores, core_speed} to it"};
   return {};
 }
 
@@ -185,7 +206,8 @@ std::optional<SpecError> Validate(const Scenario& s) {
   if (auto e = Sharding(p)) return e;
   const int dp = p.dp_auto ? static_cast<int>(s.cluster.gpus() / Product({p.tp, p.pp})) : p.dp;
   if (auto e = Batch(s, dp)) return e;
-  return Hardware(s);
+  if (auto e = Hardware(s)) return e;
+  return Data(s);
 }
 
 void ResolveDataParallel(Scenario& s) {

@@ -1,5 +1,6 @@
 #include "sim/workload/task_graph.h"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace pf {
@@ -60,6 +61,31 @@ int TaskGraph::Io(std::string name, int gpu, preflight::Io::Direction direction,
   x->set_direction(direction);
   x->set_size_bytes(size.value());
   return this->size() - 1;
+}
+
+int TaskGraph::HostIo(std::string name, int gpu, const std::string& tier, bool in, Bytes size, double requests,
+                      preflight::Category c) {
+  auto* x = New(std::move(name), c)->mutable_io();
+  x->set_gpu(gpu);
+  x->set_direction(in ? preflight::Io::HOST_TO_DEVICE : preflight::Io::DEVICE_TO_HOST);
+  x->set_size_bytes(size.value());
+  x->set_tier(tier);
+  x->set_host_only(true);
+  x->set_requests(static_cast<uint32_t>(std::ceil(requests)));
+  return this->size() - 1;
+}
+
+int TaskGraph::Cpu(std::string name, int node, Seconds core_seconds, int threads, preflight::Category c) {
+  auto* x = New(std::move(name), c)->mutable_cpu();
+  x->set_node(node);
+  x->set_core_seconds(core_seconds.value());
+  x->set_threads(threads);
+  return this->size() - 1;
+}
+
+void TaskGraph::SetCategory(int task, preflight::Category c) {
+  if (task < 0 || task >= size()) throw std::logic_error("task graph: no task " + std::to_string(task));
+  tasks_[task]->set_category(c);
 }
 
 void TaskGraph::Finish(preflight::Workload& w) {

@@ -45,6 +45,14 @@ class TaskGraph {
   int Transfer(std::string name, int src, int dst, Bytes size, int lanes);
   // A host <-> GPU copy of `size` over the GPU's PCIe link.
   int Io(std::string name, int gpu, preflight::Io::Direction direction, Bytes size);
+  // Bytes between storage tier `tier` and the host memory of `gpu`'s node
+  // (in: a read), after `requests` requests one after another (io.proto).
+  int HostIo(std::string name, int gpu, const std::string& tier, bool in, Bytes size, double requests,
+             preflight::Category c);
+  // `core_seconds` of CPU work on `node`, over `threads` cores.
+  int Cpu(std::string name, int node, Seconds core_seconds, int threads, preflight::Category c);
+  // Task `task`'s category (e.g. an input copy counted as DATA).
+  void SetCategory(int task, preflight::Category c);
 
   // `task` starts only after `dep` ends. No-op when dep is kNoTask.
   // REQUIRES: both name tasks added so far (else std::logic_error).

@@ -5,6 +5,7 @@
 #include "sim/base/error.h"
 #include "sim/model/model_math.h"
 #include "sim/spec/names.h"
+#include "sim/workload/dataloader.h"
 #include "sim/workload/size_estimate.h"
 #include "sim/workload/pipeline.h"
 #include "sim/workload/rank_layout.h"
@@ -43,6 +44,7 @@ void BuildWorkload(const Scenario& s, preflight::Workload& w) {
   for (int stage = 0; stage < p.pp; ++stage) EmitStage(g, s, stage, micro_batches, hidden, links);
   EmitTiedEmbeddingSync(g, s, links);
   EmitPipelineSends(g, s, micro_batches, hidden, links);
+  EmitDataLoader(g, s, micro_batches, links);
 
   w.set_scenario(s.name);
   w.set_gpus(s.cluster.gpus());

@@ -73,6 +73,7 @@ class Checker {
   void Collective(int i, const preflight::Collective& c);
   void Transfer(int i, const preflight::Transfer& x);
   void Io(int i, const preflight::Io& x);
+  void Cpu(int i, const preflight::Cpu& x);
   void Bytes(int i, const std::string& field, double bytes, double count) const;
   void Lanes(int i, const std::string& kind, uint32_t lanes, uint32_t stride, long long top,
              long long width) const;
@@ -148,7 +149,8 @@ void Checker::Tasks() {
 bool Fits(preflight::Task::KindCase kind, preflight::Category c) {
   switch (kind) {
     case preflight::Task::kCompute: return c == preflight::COMPUTE || c == preflight::OPTIMIZER;
-    case preflight::Task::kIo: return c == preflight::IO;
+    case preflight::Task::kIo: return c == preflight::IO || c == preflight::DATA;
+    case preflight::Task::kCpu: return c == preflight::DATA || c == preflight::OPTIMIZER;
     default: return c == preflight::TP_COMM || c == preflight::PP_COMM || c == preflight::DP_COMM;
   }
 }
@@ -159,12 +161,12 @@ void Checker::Task(int i) {
   if (!preflight::Category_IsValid(c) || c == preflight::CATEGORY_UNSPECIFIED)
     TaskFail(i, ".category",
              (c == 0 ? std::string("CATEGORY_UNSPECIFIED") : Num(c)) +
-                 " is not a category (COMPUTE, OPTIMIZER, TP_COMM, PP_COMM, DP_COMM or IO)");
+                 " is not a category (COMPUTE, OPTIMIZER, TP_COMM, PP_COMM, DP_COMM, IO or DATA)");
   static const char* const kAllowed[] = {"", "COMPUTE or OPTIMIZER", "TP_COMM, PP_COMM or DP_COMM",
-                                         "TP_COMM, PP_COMM or DP_COMM", "IO"};
-  static const char* const kKind[] = {"", "a compute", "a collective", "a transfer", "an io"};
+                                         "TP_COMM, PP_COMM or DP_COMM", "IO or DATA", "DATA or OPTIMIZER"};
+  static const char* const kKind[] = {"", "a compute", "a collective", "a transfer", "an io", "a cpu"};
   if (t.kind_case() == preflight::Task::KIND_NOT_SET)
-    TaskFail(i, "", "sets no task kind (compute, collective, transfer or io)");
+    TaskFail(i, "", "sets no task kind (compute, collective, transfer, io or cpu)");
   const int k = t.kind_case() - preflight::Task::kCompute + 1;
   if (!Fits(t.kind_case(), t.category()))
     TaskFail(i, ".category", preflight::Category_Name(t.category()) + " does not fit " + kKind[k] +
@@ -181,7 +183,8 @@ void Checker::Task(int i) {
   if (t.has_compute()) Compute(i, t.compute());
   else if (t.has_collective()) Collective(i, t.collective());
   else if (t.has_transfer()) Transfer(i, t.transfer());
-  else Io(i, t.io());
+  else if (t.has_io()) Io(i, t.io());
+  else Cpu(i, t.cpu());
 }
 
 void Checker::Compute(int i, const preflight::Compute& c) {
@@ -275,7 +278,21 @@ void Checker::Io(int i, const preflight::Io& x) {
     TaskFail(i, ".io.tier", "\"" + Shown(x.tier()) + "\" is not a storage tier of this cluster (" +
                                 (names.empty() ? std::string("it declares none") : "tiers: " + names) + ")");
   }
-  activities_ += 1 + 2 * servers;
+  if (x.requests() > kMaxIoRequests)
+    TaskFail(i, ".io.requests", Num(x.requests()) + " is not in [0, " + Num(kMaxIoRequests) + "]");
+  activities_ += 2 + 2 * servers;
+}
+
+void Checker::Cpu(int i, const preflight::Cpu& x) {
+  const long long nodes = gpus_ / std::max<long long>(1, w_.gpus_per_node());
+  if (x.node() >= nodes)
+    TaskFail(i, ".cpu.node", Num(x.node()) + " is not a node index (0.." + Num(nodes - 1) + ")");
+  if (!In(x.core_seconds(), 0, kMaxTaskSeconds))
+    TaskFail(i, ".cpu.core_seconds",
+             Num(x.core_seconds()) + " is not a duration in [0, " + Num(kMaxTaskSeconds) + "] s");
+  if (x.threads() > kMaxCpuThreads)
+    TaskFail(i, ".cpu.threads", Num(x.threads()) + " is not in [0, " + Num(kMaxCpuThreads) + "]");
+  activities_ += std::max<uint32_t>(1, x.threads());
 }
 
 void Checker::Budgets() const {

@@ -16,7 +16,7 @@
 //   tasks     1 .. kMaxWorkloadTasks of them; each: a known category, a task
 //             kind set and matching the category (compute: COMPUTE or
 //             OPTIMIZER; collective, transfer: TP_COMM, PP_COMM or DP_COMM;
-//             io: IO), deps < its own index, at most kMaxWorkloadDeps in all;
+//             io: IO or DATA), deps < its own index, at most kMaxWorkloadDeps in all;
 //             compute: gpu < gpus, duration_s in [0, kMaxTaskSeconds], flops
 //             finite and >= 0; collective: known kind, 1 .. gpus distinct
 //             GPUs, count in [1, kMaxCollectiveCount], size_bytes >= 0 and
@@ -24,7 +24,10 @@
 //             >= 1 when lanes > 1), every lane's GPUs < gpus and GPUs x lanes
 //             <= gpus; transfer: src_gpu != dst_gpu, both < gpus on every
 //             lane, the same rules for size_bytes and lanes; io: gpu < gpus,
-//             a known direction, size_bytes in [0, kMaxTaskBytes]
+//             a known direction, size_bytes in [0, kMaxTaskBytes], requests
+//             <= kMaxIoRequests; cpu (category DATA or OPTIMIZER): node <
+//             gpus / gpus_per_node, core_seconds in [0, kMaxTaskSeconds],
+//             threads <= kMaxCpuThreads
 //   budgets   at most kMaxWorkloadActivities SimGrid activities (a compute
 //             or io task is one, a transfer one per lane, a collective up to
 //             2 per GPU per lane); at most kMaxTasksAtOnce tasks at one
@@ -62,6 +65,10 @@ inline constexpr int kMaxTasksAtOnce = 32'768;
 inline constexpr double kMaxTaskSeconds = 1e6;
 inline constexpr double kMaxTaskBytes = 1e15;
 inline constexpr uint32_t kMaxCollectiveCount = 1'000'000;
+// Per io task: a million files read one after another; per cpu task, the
+// cores of the largest server (2 sockets x 192 cores x 2 threads is 768).
+inline constexpr uint32_t kMaxIoRequests = 1'000'000;
+inline constexpr uint32_t kMaxCpuThreads = 1'024;
 inline constexpr double kMaxTokensPerStep = 1e12;
 // The shortest step a workload may describe: its longest compute task.
 inline constexpr double kMinStepSeconds = 1e-6;

@@ -158,8 +158,12 @@ void CheckWorkload(const preflight::Workload& w, int gpus) {
         CheckGpu(at + " io.gpu", t.io().gpu(), gpus);
         InRange(at + " io.size_bytes", t.io().size_bytes(), 0);
         break;
+      case preflight::Task::kCpu:
+        CheckGpu(at + " cpu.node (its first GPU)", int64_t(t.cpu().node()) * std::max<int64_t>(1, w.gpus_per_node()), gpus);
+        InRange(at + " cpu.core_seconds", t.cpu().core_seconds(), 0);
+        break;
       case preflight::Task::KIND_NOT_SET:
-        Finding(at + " has no kind (compute, collective, transfer or io)");
+        Finding(at + " has no kind (compute, collective, transfer, io or cpu)");
     }
   }
 }

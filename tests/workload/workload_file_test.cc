@@ -99,6 +99,14 @@ preflight::Io* AppendIo(Workload& w, int gpu) {
   return x;
 }
 
+preflight::Cpu* AppendCpu(Workload& w, int node, preflight::Category c = preflight::DATA) {
+  auto* x = Append(w, c)->mutable_cpu();
+  x->set_node(node);
+  x->set_core_seconds(1e-3);
+  x->set_threads(4);
+  return x;
+}
+
 // `n` compute tasks on GPU 0 that depend on nothing (or on task `dep`).
 void AppendWide(Workload& w, int n, int dep = -1) {
   for (int k = 0; k < n; ++k) {
@@ -184,16 +192,16 @@ const std::vector<Case>& Cases() {
       // Tasks: counts and kinds.
       {"EmptyGraph", [](Workload& w) { w.clear_tasks(); }, 2, "w.pb: tasks: none; a step needs at least one task"},
       {"UnknownCategory", [](Workload& w) { w.mutable_tasks(3)->set_category(preflight::Category(99)); }, 2,
-       "w.pb: tasks[3].category: 99 is not a category (COMPUTE, OPTIMIZER, TP_COMM, PP_COMM, DP_COMM or IO) "
+       "w.pb: tasks[3].category: 99 is not a category (COMPUTE, OPTIMIZER, TP_COMM, PP_COMM, DP_COMM, IO or DATA) "
        "(task \"tp_bwd\")"},
       {"UnspecifiedCategory", [](Workload& w) { w.mutable_tasks(0)->set_category(preflight::CATEGORY_UNSPECIFIED); },
        2, "w.pb: tasks[0].category: CATEGORY_UNSPECIFIED is not a category"},
       {"ComputeCountedAsCommunication", [](Workload& w) { w.mutable_tasks(0)->set_category(preflight::TP_COMM); }, 2,
        "w.pb: tasks[0].category: TP_COMM does not fit a compute task (COMPUTE or OPTIMIZER) (task \"fwd\")"},
       {"IoCountedAsCompute", [](Workload& w) { AppendIo(w, 0); w.mutable_tasks(kNext)->set_category(preflight::COMPUTE); },
-       2, "w.pb: tasks[257].category: COMPUTE does not fit an io task (IO)"},
+       2, "w.pb: tasks[257].category: COMPUTE does not fit an io task (IO or DATA)"},
       {"NoTaskKind", [](Workload& w) { w.mutable_tasks(2)->clear_kind(); }, 2,
-       "w.pb: tasks[2]: sets no task kind (compute, collective, transfer or io) (task \"bwd\")"},
+       "w.pb: tasks[2]: sets no task kind (compute, collective, transfer, io or cpu) (task \"bwd\")"},
       // Dependencies.
       {"DependencyOf2To32Minus1", [](Workload& w) { w.mutable_tasks(5)->set_deps(0, kBig); }, 2,
        "w.pb: tasks[5].deps[0]: 4294967295 is not an earlier task (0..4)"},
@@ -292,6 +300,20 @@ const std::vector<Case>& Cases() {
       {"IoSizeNegative", [](Workload& w) { AppendIo(w, 0)->set_size_bytes(-5); }, 2,
        "w.pb: tasks[257].io.size_bytes: -5 is not a size"},
       {"IoRuns", [](Workload& w) { AppendIo(w, 5)->set_direction(preflight::Io::DEVICE_TO_HOST); }, 0, ""},
+      {"IoTwoMillionRequests", [](Workload& w) { AppendIo(w, 0)->set_requests(2000000); }, 2,
+       "w.pb: tasks[257].io.requests: 2000000 is not in [0, 1000000]"},
+      {"InputCopyRuns", [](Workload& w) { AppendIo(w, 0); w.mutable_tasks(kNext)->set_category(preflight::DATA); },
+       0, ""},
+      // CPU work.
+      {"CpuOnANodeBeyond", [](Workload& w) { AppendCpu(w, 1); }, 2,
+       "w.pb: tasks[257].cpu.node: 1 is not a node index (0..0) (task \"extra\")"},
+      {"CpuCountedAsCompute", [](Workload& w) { AppendCpu(w, 0, preflight::COMPUTE); }, 2,
+       "w.pb: tasks[257].category: COMPUTE does not fit a cpu task (DATA or OPTIMIZER)"},
+      {"CpuSecondsNegative", [](Workload& w) { AppendCpu(w, 0)->set_core_seconds(-1); }, 2,
+       "w.pb: tasks[257].cpu.core_seconds: -1 is not a duration in [0, 1e+06] s"},
+      {"CpuTenThousandThreads", [](Workload& w) { AppendCpu(w, 0)->set_threads(10000); }, 2,
+       "w.pb: tasks[257].cpu.threads: 10000 is not in [0, 1024]"},
+      {"CpuRuns", [](Workload& w) { AppendCpu(w, 0, preflight::OPTIMIZER); }, 0, ""},
       // Budgets.
       {"ThreeHundredThousandIndependentTasks", [](Workload& w) { AppendWide(w, 300000); }, 2,
        "w.pb: tasks: 300001 tasks have no dependency and would all start at once; at most 32768 may (SimGrid "

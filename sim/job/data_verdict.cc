@@ -1,0 +1,109 @@
+#include "sim/job/data_verdict.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "sim/collectives/nccl.h"
+#include "sim/model/data_costs.h"
+#include "sim/spec/names.h"
+#include "sim/workload/rank_layout.h"
+
+namespace pf {
+namespace {
+
+// A stall under this share of the step is noise, not a bottleneck.
+constexpr double kStallShare = 0.01;
+
+const StorageTier& TierOf(const Scenario& s) {
+  for (const StorageTier& t : s.cluster.storage)
+    if (t.name == s.data.tier) return t;
+  return s.cluster.storage.front();  // unreachable: Validate checks the tier
+}
+
+// The most data-parallel ranks whose loaders share one node.
+int RanksPerNode(const Scenario& s) {
+  std::vector<int> per_node(s.cluster.nodes, 0);
+  for (int d = 0; d < s.parallel.dp; ++d) ++per_node[GpuIndex(s.parallel, 0, d, 0) / s.cluster.node.gpus_per_node];
+  return std::max(1, *std::max_element(per_node.begin(), per_node.end()));
+}
+
+// A local tier of the cluster that holds the dataset (page cache or NVMe).
+const StorageTier* LocalCopy(const Scenario& s) {
+  const StorageTier* best = nullptr;
+  for (const StorageTier& t : s.cluster.storage) {
+    if (t.shared() || t.name == s.data.tier) continue;
+    if (s.data.size.value() > 0 && t.capacity.value() > 0 && t.capacity < s.data.size) continue;
+    if (!best || t.read > best->read) best = &t;
+  }
+  return best;
+}
+
+}  // namespace
+
+DataVerdict JudgeData(const Scenario& s, const StepResult& step) {
+  const DataSpec& d = s.data;
+  const NodeSpec& n = s.cluster.node;
+  const SampleCost one = CostOfSample(s);
+  const StorageTier& tier = TierOf(s);
+  const int ranks = RanksPerNode(s);
+  const double workers = d.workers;
+  DataVerdict v;
+  // Storage: a local tier's media per node; a shared tier's servers (media
+  // or NIC, the slower) shared by every rank.
+  double share = 0;
+  if (tier.shared())
+    share = tier.servers * std::min(tier.read.value(), tier.network.value() * NicEfficiency()) / s.parallel.dp;
+  else
+    share = tier.read.value() / ranks;
+  if (one.stored.value() > 0) v.stages.push_back({"storage bandwidth", share / one.stored.value()});
+  if (tier.latency.value() > 0 && one.requests > 0)
+    v.stages.push_back({"request latency", workers / (one.requests * tier.latency.value())});
+  const double threads = std::min(workers, double(n.cpu.cores) / ranks);
+  if (one.cpu.value() > 0)
+    v.stages.push_back({d.format == DataFormat::kText ? "CPU tokenisation" : "CPU decode",
+                        threads * n.cpu.core_speed / one.cpu.value()});
+  const double pcie = PcieLinkRate(n.pcie.gen, n.pcie.lanes).value() * PcieEfficiency();
+  if (one.device.value() > 0) v.stages.push_back({"copy to GPU", pcie / (CostOfBatch(s).device_bytes.value() / SamplesPerMicroBatch(s))});
+  std::sort(v.stages.begin(), v.stages.end(),
+            [](const DataStage& a, const DataStage& b) { return a.samples_per_s < b.samples_per_s; });
+  const double busy = (step.step_time - step.breakdown.data_stall).value();
+  const double samples = SamplesPerMicroBatch(s) * s.training.micro_batches_per_step(s.parallel.dp);
+  v.demand = busy > 0 ? samples / busy : 0;
+  v.stalls = step.breakdown.data_stall.value() > kStallShare * step.step_time.value();
+  if (!v.stalls || v.stages.empty()) return v;
+
+  // What raises the slowest stage to the GPUs' demand.
+  const std::string& worst = v.stages.front().name;
+  const StorageTier* local = LocalCopy(s);
+  auto add = [&](std::string change, std::vector<std::string> flags) {
+    v.suggestions.push_back({std::move(change), std::move(flags)});
+  };
+  const double per_worker_cpu = n.cpu.core_speed / one.cpu.value();
+  if (worst == "request latency") {
+    const int need = int(std::ceil(v.demand * one.requests * tier.latency.value()));
+    if (need <= 256)
+      add(fmt::format("{} workers per GPU keep {} requests of {} in flight", need, need, tier.name),
+          {fmt::format("data.workers={}", need)});
+  }
+  if (worst == "CPU decode" || worst == "CPU tokenisation") {
+    const int need = int(std::ceil(v.demand / per_worker_cpu));
+    if (need <= n.cpu.cores / ranks)
+      add(fmt::format("{} workers per GPU ({} of the node's {} CPU threads)", need, need * ranks, n.cpu.cores),
+          {fmt::format("data.workers={}", need)});
+    else
+      add(fmt::format("a node with {} CPU threads or more ({} per GPU; this one has {})", need * ranks, need,
+                      n.cpu.cores),
+          {});
+    if (d.format == DataFormat::kJpeg) add("pre-decoded images (augmentation only)", {"data.format=raw"});
+    if (d.format == DataFormat::kText) add("pre-tokenised shards", {"data.format=tokens"});
+  }
+  if ((worst == "storage bandwidth" || worst == "request latency") && local)
+    add(fmt::format("a copy of the dataset on the node's {} ({})", local->name, ToString(local->kind)),
+        {"data.tier=" + local->name});
+  if (worst == "copy to GPU" && !d.pinned) add("pinned host buffers (pin_memory)", {"data.pinned=true"});
+  return v;
+}
+
+}  // namespace pf

@@ -1,0 +1,46 @@
+#include "sim/scenario/data_parser.h"
+
+#include <string>
+
+namespace pf {
+
+DataSpec ParseData(const YamlView& v) {
+  v.ExpectKeys({"tier", "format", "size", "sample_bytes", "bytes_per_token", "workers", "prefetch", "pinned",
+                "cpu_per_sample", "read_size", "source"});
+  DataSpec d;
+  d.enabled = true;
+  d.tier = v.Get("tier").Name(64);
+  d.format = v.Get("format").Enum<DataFormat>();
+  if (v.Has("size")) d.size = v.Get("size").AsBytes();
+  const bool images = d.format == DataFormat::kJpeg || d.format == DataFormat::kRaw;
+  if (images) {
+    d.sample_bytes = v.Get("sample_bytes").AsBytes();
+    if (v.Has("bytes_per_token"))
+      v.Get("bytes_per_token").Fail(std::string("given, but ") + ToString(d.format) +
+                                    " samples are images (sample_bytes sets their size)");
+    if (v.Has("read_size"))
+      v.Get("read_size").Fail(std::string("given, but ") + ToString(d.format) +
+                              " samples are read one file each (read_size is for text and tokens)");
+  } else {
+    if (v.Has("sample_bytes"))
+      v.Get("sample_bytes").Fail(std::string("given, but ") + ToString(d.format) +
+                                 " samples are sequences of training.seq_len tokens (bytes_per_token sets their size)");
+    // Stored bytes per token: 4 for text (English BPE tokens average about
+    // 4 characters), 2 for token ids of a vocabulary under 65,536 (uint16,
+    // Megatron's indexed datasets), else 4.
+    if (v.Has("bytes_per_token")) {
+      d.bytes_per_token = v.Get("bytes_per_token").Number();
+      if (!(d.bytes_per_token > 0 && d.bytes_per_token <= 1e6))
+        v.Get("bytes_per_token").Fail("\"" + v.Get("bytes_per_token").Str() + "\" must be in (0, 1e6] bytes");
+    }
+    if (v.Has("read_size")) d.read_size = v.Get("read_size").AsBytes();
+  }
+  if (v.Has("workers")) d.workers = static_cast<int>(v.Get("workers").Int(1, 256));
+  if (v.Has("prefetch")) d.prefetch = static_cast<int>(v.Get("prefetch").Int(1, 1024));
+  if (v.Has("pinned")) d.pinned = v.Get("pinned").Bool();
+  if (v.Has("cpu_per_sample")) d.cpu_per_sample = v.Get("cpu_per_sample").AsSeconds(true);
+  if (v.Has("source")) v.Get("source").Name(4096);  // text, checked, not used
+  return d;
+}
+
+}  // namespace pf
