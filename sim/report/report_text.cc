@@ -180,8 +180,8 @@ std::string RenderText(const Result& r) {
   Header(o, r.scenario);
   MemoryTable(o, r.memory, r.suggestions);
   if (r.step) StepTable(o, r);
-  if (r.step && r.data) DataTable(o, r);
   else o += "\nNot simulated: the job does not fit in GPU memory (--force simulates it anyway).\n";
+  if (r.step && r.data) DataTable(o, r);
   return o;
 }
 
