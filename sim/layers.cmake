@@ -2,7 +2,7 @@
 # each may look in: PF_DEPS_<stage> lists the stages its code may include
 # and link (and, through them, theirs). Data flows one way:
 #
-#   base <- spec <- scenario                      (YAML -> Scenario)
+#   base <- spec <- model <- scenario             (YAML -> Scenario; models' shapes checked by their math)
 #           spec <- model <- workload             (model math -> task graph)
 #   base <- collectives <- engine                 (flows -> SimGrid; SimGrid only here)
 #           engine <- accounting                  (task times -> breakdown)
@@ -15,7 +15,7 @@ set(PF_LAYERS base proto spec scenario model collectives workload engine account
 set(PF_DEPS_base "")
 set(PF_DEPS_proto "")
 set(PF_DEPS_spec base)
-set(PF_DEPS_scenario spec)
+set(PF_DEPS_scenario spec model)
 set(PF_DEPS_model spec)
 set(PF_DEPS_collectives base)
 set(PF_DEPS_workload model proto)

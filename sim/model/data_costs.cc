@@ -43,9 +43,11 @@ constexpr double kPageableRate = 0.6;
 
 bool Images(DataFormat f) { return f == DataFormat::kJpeg || f == DataFormat::kRaw; }
 
-// Elements of one input image (the model's input; 224 x 224 x 3 until a
-// model states its own).
-double ImageElements(const Scenario&) { return 224.0 * 224 * 3; }
+// Elements of one input image: the vision model's input.
+double ImageElements(const Scenario& s) {
+  const VisionSpec& v = s.model.vision;
+  return double(v.height) * v.width * v.channels;
+}
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/model/model_math.h"
+#include "sim/model/vision.h"
 
 namespace pf {
 namespace {
@@ -102,6 +103,29 @@ Bytes ActivationMemory(const Scenario& sc, int stage) {
   return Bytes(act);
 }
 
+// A vision model, data-parallel: the same states per parameter; the
+// activations its kernels keep for backward (model/vision.h) for one
+// micro-batch; under ZeRO-3 the whole model gathered at once (its layers
+// are small).
+MemoryBreakdown VisionMemory(const Scenario& sc) {
+  const ParallelSpec& p = sc.parallel;
+  const TrainingSpec& t = sc.training;
+  const VisionCounts c = CountVision(sc.model.vision);
+  const double e = ElementBytes(t.precision), dp = p.dp;
+  MemoryBreakdown r;
+  r.weights = Bytes(c.params * e / (p.zero >= 3 ? dp : 1));
+  r.gradients = Bytes(c.params * e / (p.zero >= 2 ? dp : 1));
+  r.optimizer = Bytes(c.params * OptimizerBytes(t.precision) / (p.zero >= 1 ? dp : 1));
+  r.activations = Bytes(c.activation_elements * e * t.micro_batch);
+  if (p.zero >= 3 && p.dp > 1) r.zero_buffers = Bytes(c.params * e);
+  const double live = (r.weights + r.gradients + r.optimizer + r.activations + r.zero_buffers).value();
+  r.framework = Bytes(kFrameworkFixedBytes + kFragmentation * live);
+  r.total = Bytes(live) + r.framework;
+  r.capacity = sc.cluster.node.gpu.memory;
+  r.fits = r.total <= r.capacity;
+  return r;
+}
+
 MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
   const ModelSpec& m = sc.model;
   const ParallelSpec& p = sc.parallel;
@@ -128,11 +152,13 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
 double LayerWeightBytes(Method m, Precision p) { return m == Method::kQlora ? kNf4Bytes : ElementBytes(p); }
 
 double TrainableParams(const Scenario& s) {
+  if (s.model.kind == ModelKind::kVision) return CountVision(s.model.vision).params;
   if (s.training.method == Method::kFull) return CountParams(s.model).total(s.model.layers);
   return AdapterParamsPerLayer(s.model, s.training.lora_rank) * s.model.layers;
 }
 
 MemoryBreakdown EstimateMemory(const Scenario& s) {
+  if (s.model.kind == ModelKind::kVision) return VisionMemory(s);
   MemoryBreakdown worst = StageMemory(s, 0);
   if (s.parallel.pp > 1) {
     MemoryBreakdown last = StageMemory(s, s.parallel.pp - 1);

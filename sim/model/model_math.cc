@@ -1,5 +1,7 @@
 #include "sim/model/model_math.h"
 
+#include "sim/model/vision.h"
+
 #include <algorithm>
 
 namespace pf {
@@ -95,6 +97,10 @@ TokenFlops ForwardFlopsPerToken(const ModelSpec& m, int seq_len) {
 }
 
 StepFlops TrainingStepFlops(const ModelSpec& m, const TrainingSpec& t) {
+  if (m.kind == ModelKind::kVision) {  // forward 2 FLOPs per MAC, backward twice that; no recompute
+    const Flops step(3 * 2 * CountVision(m.vision).forward_macs * double(t.global_batch));
+    return {step, step};
+  }
   const TokenFlops f = ForwardFlopsPerToken(m, t.seq_len);
   const double tokens = double(t.global_batch) * t.seq_len;
   const double matmul = f.layer_matmul * m.layers + f.lm_head;

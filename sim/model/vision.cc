@@ -63,15 +63,22 @@ class Net {
 
   // C (rows x n) = A (rows x k) * W (k x n) with `in` input elements per
   // image (a conv's input tensor, which an implicit GEMM reads in place of
-  // its im2col matrix). Backward: dA = dC * W^T (output rows x k, reduced
-  // over n) and dW = A^T * dC (output k x n, reduced over all images' rows),
-  // each with the forward's FLOPs and the same three tensors' traffic.
-  void Gemm(const std::string& name, double rows, double n, double k, double in) {
+  // its im2col matrix). Backward: the data gradient and dW = A^T * dC
+  // (output k x n, reduced over all images' rows), each with the forward's
+  // FLOPs and the same three tensors' traffic. A linear layer's data
+  // gradient is dA = dC * W^T (rows x k, reduced over n); a conv's
+  // (`window` = kernel height x width > 1) is an implicit GEMM of its own,
+  // as CUTLASS states the three (docs/implicit_gemm_convolution.md: Fprop
+  // M = NPQ, N = K, K = CRS; Dgrad M = NHW, N = C, K = KRS; Wgrad M = K,
+  // N = CRS, K = NPQ): input channels wide, reduced over output channels x
+  // window (M kept at the output positions, so its FLOPs stay the
+  // forward's).
+  void Gemm(const std::string& name, double rows, double n, double k, double in, double window = 1) {
     const double m = images_ * rows;
     const Bytes bytes(e_ * (images_ * in + k * n + m * n));
     const Op f{name, OpKind::kGemm, Flops(2 * m * n * k), bytes, m, n, k};
     if (!bwd_) return Add({f});
-    Add({{name + "_dgrad", OpKind::kGemm, f.flops, f.bytes, m, k, n},
+    Add({{name + "_dgrad", OpKind::kGemm, f.flops, f.bytes, m, k / window, n * window},
          {name + "_wgrad", OpKind::kGemm, f.flops, f.bytes, k, n, m}});
   }
 
@@ -152,7 +159,7 @@ Tensor ConvBn(Net& net, const std::string& name, Tensor x, int cout, int kernel,
   const double k = x.c * kernel * kernel;
   net.Params(cout * k + 2.0 * cout);  // weights; BatchNorm gamma, beta
   net.Keep(x);
-  net.Gemm(name, ho * wo, cout, k, x.elements());
+  net.Gemm(name, ho * wo, cout, k, x.elements(), double(kernel) * kernel);
   Tensor y = Map(cout, ho, wo);
   net.Keep(y);
   net.Stream(name + ".bn", y.elements(), kBatchNormForward, kBatchNormBackward);
@@ -186,7 +193,7 @@ Tensor PatchEmbed(Net& net, const std::string& name, Tensor x, const VisionBlock
   const double k = x.c * b.patch * b.patch;
   net.Params(d * k + d + d + tokens * d);  // conv weight, bias; class token; positions
   net.Keep(x);
-  net.Gemm(name + ".conv", patches, d, k, x.elements());
+  net.Gemm(name + ".conv", patches, d, k, x.elements(), double(b.patch) * b.patch);
   // Concatenate the class token (read patches, write tokens), then add the
   // positions (read, write); backward reduces the positions' gradient over
   // the batch and copies out the patches' slice.

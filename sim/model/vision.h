@@ -10,46 +10,12 @@
 #include <vector>
 
 #include "sim/model/model_math.h"
+#include "sim/spec/spec.h"  // VisionSpec
 
 namespace pf {
 
-// The block kinds of a vision model, in torchvision's layer structure.
-enum class VisionOp {
-  kConv,          // conv (no bias) + BatchNorm [+ ReLU]; padding kernel/2
-  kMaxPool,       // max pool; padding kernel/2
-  kBottleneck,    // ResNet v1.5 bottleneck: 1x1, 3x3 (stride), 1x1, + shortcut, ReLU
-  kAvgPool,       // global average pool to a vector
-  kLinear,        // fully connected; on a token sequence, on the class token only
-  kPatchEmbed,    // ViT: conv kernel = stride = patch (with bias), class token, positions
-  kEncoderBlock,  // ViT pre-norm encoder block (self-attention + MLP)
-  kLayerNorm,     // LayerNorm over the channel / hidden dimension
-};
-
 // The op's name as the model files spell it ("conv", "encoder_block", ...).
 const char* VisionOpName(VisionOp op);
-
-// One entry of a model's block list. Fields an op does not use stay 0.
-struct VisionBlock {
-  VisionOp op = VisionOp::kConv;
-  int repeat = 1;     // consecutive copies (a bottleneck's stride applies to the first only)
-  int out = 0;        // conv, bottleneck: output channels; linear: output features;
-                      // patch_embed: embedding width
-  int kernel = 0;     // conv, maxpool: square kernel side
-  int stride = 1;     // conv, maxpool; bottleneck: stride of its 3x3 conv
-  bool relu = false;  // conv: ReLU after the BatchNorm
-  int width = 0;      // bottleneck: channels of the inner 1x1 and 3x3 convs
-  int patch = 0;      // patch_embed: square patch side; must divide the image
-  int hidden = 0;     // encoder_block: model width; must equal the incoming width
-  int heads = 0;      // encoder_block: attention heads; must divide hidden
-  int mlp = 0;        // encoder_block: MLP inner width (GELU)
-};
-
-struct VisionSpec {
-  std::string name;
-  int height = 0, width = 0, channels = 0;  // input image, pixels and channels
-  int classes = 0;                          // the last block must output this many features
-  std::vector<VisionBlock> blocks;
-};
 
 // Checks that every block has the fields its op needs, that shapes chain
 // (an encoder block follows a patch embedding of its width, heads divide

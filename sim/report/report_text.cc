@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "sim/model/model_math.h"
+#include "sim/model/vision.h"
 #include "sim/spec/names.h"
 #include "sim/report/report.h"
 
@@ -42,10 +43,17 @@ void Header(std::string& o, const Scenario& s) {
   const TrainingSpec& t = s.training;
   o += fmt::format("Preflight: {}\n", s.name);
   o += fmt::format("  scenario   {}\n", s.file);
-  o += fmt::format("  model      {}: {} layers, hidden {}, {} heads ({} KV), {} {}, vocab {}; {} params\n",
-                   m.name, m.layers, m.hidden, m.heads, m.kv_heads,
-                   m.ffn_kind == FfnKind::kSwiglu ? "SwiGLU" : "GeLU", m.ffn, m.vocab,
-                   Count(CountParams(m).total(m.layers)));
+  if (m.kind == ModelKind::kVision) {
+    const VisionCounts c = CountVision(m.vision);
+    o += fmt::format("  model      {}: vision, {} blocks, input {}x{}x{}, {} classes; {} params, {:.2f} GMACs per image\n",
+                     m.name, m.vision.blocks.size(), m.vision.height, m.vision.width, m.vision.channels,
+                     m.vision.classes, Count(c.params), c.forward_macs / 1e9);
+  } else {
+    o += fmt::format("  model      {}: {} layers, hidden {}, {} heads ({} KV), {} {}, vocab {}; {} params\n",
+                     m.name, m.layers, m.hidden, m.heads, m.kv_heads,
+                     m.ffn_kind == FfnKind::kSwiglu ? "SwiGLU" : "GeLU", m.ffn, m.vocab,
+                     Count(CountParams(m).total(m.layers)));
+  }
   const std::string links =
       n.intra_kind == IntraKind::kNvswitch
           ? fmt::format("NVSwitch {:.0f} GB/s per GPU per direction", n.intra_bandwidth.value() / 1e9)
@@ -75,11 +83,16 @@ void Header(std::string& o, const Scenario& s) {
   o += fmt::format("  parallel   TP {} x PP {}{} x DP {}, ZeRO {}{}\n", p.tp, p.pp,
                    p.vp > 1 ? fmt::format(" ({} chunks per stage, interleaved)", p.vp) : "", p.dp, p.zero,
                    p.dp > 1 ? (p.dp_overlap ? ", gradient reduction overlapped" : ", gradient reduction after backward") : "");
-  o += fmt::format("  training   {} {}, sequence {}, micro-batch {} x {} per step x DP {} = global batch {}, recompute {}, {} attention{}\n",
-                   ToString(t.method), ToString(t.precision), t.seq_len, t.micro_batch,
-                   t.micro_batches_per_step(p.dp), p.dp, t.global_batch, ToString(t.recompute),
-                   t.attention == Attention::kFlash ? "flash" : "unfused",
-                   t.method == Method::kFull ? "" : fmt::format(", LoRA rank {}", t.lora_rank));
+  if (m.kind == ModelKind::kVision)
+    o += fmt::format("  training   {} {}, micro-batch {} images x {} per step x DP {} = global batch {}\n",
+                     ToString(t.method), ToString(t.precision), t.micro_batch, t.micro_batches_per_step(p.dp), p.dp,
+                     t.global_batch);
+  else
+    o += fmt::format("  training   {} {}, sequence {}, micro-batch {} x {} per step x DP {} = global batch {}, recompute {}, {} attention{}\n",
+                     ToString(t.method), ToString(t.precision), t.seq_len, t.micro_batch,
+                     t.micro_batches_per_step(p.dp), p.dp, t.global_batch, ToString(t.recompute),
+                     t.attention == Attention::kFlash ? "flash" : "unfused",
+                     t.method == Method::kFull ? "" : fmt::format(", LoRA rank {}", t.lora_rank));
 }
 
 void MemoryTable(std::string& o, const MemoryBreakdown& m, const std::vector<FitSuggestion>& sug) {
@@ -115,7 +128,8 @@ void StepTable(std::string& o, const Result& r) {
   const int gpus = r.scenario.cluster.gpus();
   o += "\nStep (simulated on SimGrid)\n";
   o += fmt::format("  step time            {}\n", Duration(st.step_time));
-  o += fmt::format("  throughput           {:.0f} tokens/s ({:.0f} per GPU)\n", st.tokens_per_s, st.tokens_per_s / gpus);
+  const char* unit = r.scenario.model.kind == ModelKind::kVision ? "images" : "tokens";
+  o += fmt::format("  throughput           {:.0f} {}/s ({:.0f} per GPU)\n", st.tokens_per_s, unit, st.tokens_per_s / gpus);
   o += fmt::format("  MFU / HFU            {:.1f}% / {:.1f}%\n", 100 * st.mfu, 100 * st.hfu);
   o += fmt::format("  scaling efficiency   {:.1f}%\n", 100 * st.scaling_efficiency);
   o += "\nTime per GPU per step\n";
@@ -134,8 +148,9 @@ void StepTable(std::string& o, const Result& r) {
   if (r.scenario.data.enabled) row("data stall", b.data_stall);
   const Scenario& s = r.scenario;
   o += "\nJob\n";
-  o += fmt::format("  {} tokens = {} steps of {} tokens: {} wall clock\n", Count(s.training.job_tokens),
-                   st.steps, Count(st.tokens_per_step), Duration(st.wall_clock));
+  const char* units = s.model.kind == ModelKind::kVision ? "images" : "tokens";
+  o += fmt::format("  {} {} = {} steps of {} {}: {} wall clock\n", Count(s.training.job_tokens), units,
+                   st.steps, Count(st.tokens_per_step), units, Duration(st.wall_clock));
   if (st.cost) {
     std::string rate = s.price.per_gpu_hour
                            ? fmt::format("{:.2f} USD per GPU-hour x {} GPUs", s.price.per_gpu_hour->value(), gpus)

@@ -140,21 +140,29 @@ ParallelSpec ParseParallel(const YamlView& par) {
   return p;
 }
 
-TrainingSpec ParseTraining(const YamlView& v) {
+// A vision model trains on images: no seq_len, and the job's length is
+// `images` (each image counts as one "token" of the step arithmetic).
+TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   v.ExpectKeys({"method", "precision", "seq_len", "micro_batch", "global_batch", "recompute",
-                "attention", "tokens", "lora_rank"});
+                "attention", "tokens", "images", "lora_rank"});
+  if (vision) {
+    for (const char* key : {"seq_len", "tokens", "attention", "lora_rank"})
+      if (v.Has(key)) v.Get(key).Fail("given, but the model is a vision model (images, not token sequences)");
+  } else if (v.Has("images")) {
+    v.Get("images").Fail("given, but the model is a transformer: training.tokens sets the job's length");
+  }
   TrainingSpec t;
   t.method = v.Get("method").Enum<Method>();
   t.precision = v.Get("precision").Enum<Precision>();
   // Bounds with room beyond any published run: 4M-token sequences, 64K
   // sequences per micro-batch, 16M per step (Llama 3 405B: 8K-128K tokens,
   // 16M tokens per step).
-  t.seq_len = v.Get("seq_len").Int(1, 1 << 22);
+  t.seq_len = vision ? 1 : static_cast<int>(v.Get("seq_len").Int(1, 1 << 22));
   t.micro_batch = v.Get("micro_batch").Int(1, 1 << 16);
   t.global_batch = v.Get("global_batch").Int(1, 1 << 24);
   if (v.Has("recompute")) t.recompute = v.Get("recompute").Enum<Recompute>();
   if (v.Has("attention")) t.attention = v.Get("attention").Enum<Attention>();
-  t.job_tokens = v.Get("tokens").Quantity(Dimension::kCount);
+  t.job_tokens = v.Get(vision ? "images" : "tokens").Quantity(Dimension::kCount);
   if (v.Has("lora_rank")) t.lora_rank = v.Get("lora_rank").Int(1, 65536);
   return t;
 }
@@ -236,7 +244,7 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   s.model = ResolveModel(root.Get("model"));
   s.cluster = ParseCluster(root.Get("cluster"));
   s.parallel = ParseParallel(root.Get("parallel"));
-  s.training = ParseTraining(root.Get("training"));
+  s.training = ParseTraining(root.Get("training"), s.model.kind == ModelKind::kVision);
   if (root.Has("price")) s.price = ParsePrice(root.Get("price"));
   if (root.Has("data")) s.data = ParseData(root.Get("data"));
   ResolveDataParallel(s);

@@ -1,7 +1,10 @@
 #include "sim/scenario/spec_parsers.h"
 
+#include <algorithm>
 #include <limits>
+#include <stdexcept>
 
+#include "sim/model/vision.h"
 #include "sim/scenario/catalog.h"
 #include "sim/scenario/pcie_parser.h"
 
@@ -13,8 +16,61 @@ std::string NameOr(const YamlView& v, const std::string& fallback) {
 }
 }  // namespace
 
+namespace {
+
+// A vision model's input, classes and blocks (model/vision.h), its shapes
+// checked by the model's own arithmetic.
+ModelSpec ParseVisionModel(const YamlView& v, const std::string& default_name) {
+  v.ExpectKeys({"name", "kind", "source", "input", "classes", "blocks"});
+  ModelSpec m;
+  m.kind = ModelKind::kVision;
+  m.name = NameOr(v, default_name);
+  VisionSpec& x = m.vision;
+  x.name = m.name;
+  const YamlView in = v.Get("input");
+  in.ExpectKeys({"height", "width", "channels"});
+  x.height = static_cast<int>(in.Get("height").Int(1, 1 << 16));
+  x.width = static_cast<int>(in.Get("width").Int(1, 1 << 16));
+  x.channels = static_cast<int>(in.Get("channels").Int(1, 1 << 12));
+  x.classes = static_cast<int>(v.Get("classes").Int(1, 1 << 24));
+  std::vector<std::string> ops;
+  for (VisionOp op : {VisionOp::kConv, VisionOp::kMaxPool, VisionOp::kBottleneck, VisionOp::kAvgPool,
+                      VisionOp::kLinear, VisionOp::kPatchEmbed, VisionOp::kEncoderBlock, VisionOp::kLayerNorm})
+    ops.push_back(VisionOpName(op));
+  for (const YamlView& b : v.Get("blocks").Items(4096)) {
+    b.ExpectKeys({"op", "repeat", "out", "kernel", "stride", "relu", "width", "patch", "hidden", "heads", "mlp"});
+    VisionBlock block;
+    const std::string op = b.Get("op").Choice(ops);
+    block.op = static_cast<VisionOp>(std::find(ops.begin(), ops.end(), op) - ops.begin());
+    auto count = [&](const char* key, int& field, long long lo) {
+      if (b.Has(key)) field = static_cast<int>(b.Get(key).Int(lo, 1 << 20));
+    };
+    count("repeat", block.repeat, 1);
+    count("out", block.out, 1);
+    count("kernel", block.kernel, 1);
+    count("stride", block.stride, 1);
+    count("width", block.width, 1);
+    count("patch", block.patch, 1);
+    count("hidden", block.hidden, 1);
+    count("heads", block.heads, 1);
+    count("mlp", block.mlp, 1);
+    if (b.Has("relu")) block.relu = b.Get("relu").Bool();
+    x.blocks.push_back(block);
+  }
+  try {
+    ValidateVision(x);
+  } catch (const std::invalid_argument& e) {
+    v.Get("blocks").Fail(e.what());
+  }
+  return m;
+}
+
+}  // namespace
+
 ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
-  v.ExpectKeys({"name", "source", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind",
+  if (v.Has("kind") && v.Get("kind").Choice({"transformer", "vision"}) == "vision")
+    return ParseVisionModel(v, default_name);
+  v.ExpectKeys({"name", "kind", "source", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind",
                 "vocab", "tied_embeddings", "position", "max_seq", "norm", "bias"});
   ModelSpec m;
   m.name = NameOr(v, default_name);

@@ -69,4 +69,11 @@ BytesPerSecond PcieLinkRate(int gen, int lanes) {
   return BytesPerSecond(kGtPerS[g] * 1e9 * encoding / 8 * lanes);
 }
 
+int LayerCount(const ModelSpec& m) {
+  if (m.kind == ModelKind::kTransformer) return m.layers;
+  int n = 0;
+  for (const VisionBlock& b : m.vision.blocks) n += b.repeat;
+  return n;
+}
+
 }  // namespace pf

@@ -18,6 +18,45 @@ namespace pf {
 enum class FfnKind { kGelu, kSwiglu };
 enum class Position { kRope, kLearned, kAlibi };
 
+// A vision model (models/resnet50.yaml, models/vit_b16.yaml): a list of
+// blocks whose arithmetic is in sim/model/vision.h.
+// The block kinds of a vision model, in torchvision's layer structure.
+enum class VisionOp {
+  kConv,          // conv (no bias) + BatchNorm [+ ReLU]; padding kernel/2
+  kMaxPool,       // max pool; padding kernel/2
+  kBottleneck,    // ResNet v1.5 bottleneck: 1x1, 3x3 (stride), 1x1, + shortcut, ReLU
+  kAvgPool,       // global average pool to a vector
+  kLinear,        // fully connected; on a token sequence, on the class token only
+  kPatchEmbed,    // ViT: conv kernel = stride = patch (with bias), class token, positions
+  kEncoderBlock,  // ViT pre-norm encoder block (self-attention + MLP)
+  kLayerNorm,     // LayerNorm over the channel / hidden dimension
+};
+
+// One entry of a model's block list. Fields an op does not use stay 0.
+struct VisionBlock {
+  VisionOp op = VisionOp::kConv;
+  int repeat = 1;     // consecutive copies (a bottleneck's stride applies to the first only)
+  int out = 0;        // conv, bottleneck: output channels; linear: output features;
+                      // patch_embed: embedding width
+  int kernel = 0;     // conv, maxpool: square kernel side
+  int stride = 1;     // conv, maxpool; bottleneck: stride of its 3x3 conv
+  bool relu = false;  // conv: ReLU after the BatchNorm
+  int width = 0;      // bottleneck: channels of the inner 1x1 and 3x3 convs
+  int patch = 0;      // patch_embed: square patch side; must divide the image
+  int hidden = 0;     // encoder_block: model width; must equal the incoming width
+  int heads = 0;      // encoder_block: attention heads; must divide hidden
+  int mlp = 0;        // encoder_block: MLP inner width (GELU)
+};
+
+struct VisionSpec {
+  std::string name;
+  int height = 0, width = 0, channels = 0;  // input image, pixels and channels
+  int classes = 0;                          // the last block must output this many features
+  std::vector<VisionBlock> blocks;
+};
+
+enum class ModelKind { kTransformer, kVision };
+
 // A decoder-only transformer.
 struct ModelSpec {
   std::string name;
@@ -34,6 +73,9 @@ struct ModelSpec {
   bool bias = false; // linear layers carry bias vectors
   bool layernorm = true;  // LayerNorm (weight + bias) vs RMSNorm (weight only)
   int head_dim() const { return hidden / heads; }
+  // kind vision: the fields above are unused; `vision` describes it.
+  ModelKind kind = ModelKind::kTransformer;
+  VisionSpec vision;
 };
 
 // One GPU model's datasheet figures (topologies/gpus.yaml).
@@ -276,6 +318,11 @@ struct Scenario {
   // command line's --max-tasks sets it.
   double max_tasks = 3e6;
 };
+
+// Layers the step's emitters cut a model into: a transformer's blocks, a
+// vision model's blocks with their repeats (gradient buckets and ZeRO-3
+// gathers follow them).
+int LayerCount(const ModelSpec& m);
 
 // Dense tensor peak of `g` for the training precision (0 when the GPU has
 // no tensor-core rate for it).

@@ -168,9 +168,34 @@ Check Batch(const Scenario& s, int dp) {
   return {};
 }
 
+// A vision model trains data-parallel (its layers are too small to split),
+// fully, on images.
+Check Vision(const Scenario& s) {
+  const ParallelSpec& p = s.parallel;
+  if (p.tp != 1 || p.pp != 1 || p.vp != 1)
+    return SpecError{p.tp != 1 ? "parallel.tp" : p.pp != 1 ? "parallel.pp" : "parallel.vp",
+                     "must be 1 for a vision model (" + s.model.name + "), which trains data-parallel only"};
+  if (s.training.method != Method::kFull)
+    return SpecError{"training.method", std::string("\"") + ToString(s.training.method) +
+                                            "\" is for transformers; a vision model trains full"};
+  if (s.data.enabled && s.data.format != DataFormat::kJpeg && s.data.format != DataFormat::kRaw)
+    return SpecError{"data.format", std::string("\"") + ToString(s.data.format) +
+                                        "\" holds text; a vision model reads images: jpeg or raw"};
+  return {};
+}
+
 Check Hardware(const Scenario& s) {
   const ModelSpec& m = s.model;
   const TrainingSpec& t = s.training;
+  if (m.kind == ModelKind::kVision) {
+    if (PeakFlops(s.cluster.node.gpu, t.precision).value() <= 0)
+      return SpecError{"training.precision", "\"" + std::string(ToString(t.precision)) +
+                                                 "\" has no tensor-core rate on " + s.cluster.node.gpu.name};
+    return {};
+  }
+  if (s.data.enabled && (s.data.format == DataFormat::kJpeg || s.data.format == DataFormat::kRaw))
+    return SpecError{"data.format", std::string("\"") + ToString(s.data.format) + "\" holds images; " + m.name +
+                                        " reads text: text or tokens"};
   if (m.position == Position::kLearned && t.seq_len > m.max_seq)
     return SpecError{"training.seq_len", Str(t.seq_len) +
                                              " exceeds the model's learned position table (" +
@@ -201,7 +226,11 @@ std::optional<SpecError> Validate(const Scenario& s) {
     return SpecError{"training", "seq_len, micro_batch and global_batch must be at least 1"};
   if (auto e = Cluster(s)) return e;
   if (auto e = CheckNodeTopology(s.cluster.node)) return e;
-  if (auto e = ModelSplit(s)) return e;
+  if (s.model.kind == ModelKind::kVision) {
+    if (auto e = Vision(s)) return e;
+  } else if (auto e = ModelSplit(s)) {
+    return e;
+  }
   if (auto e = GpuCount(s)) return e;
   if (auto e = Sharding(p)) return e;
   const int dp = p.dp_auto ? static_cast<int>(s.cluster.gpus() / Product({p.tp, p.pp})) : p.dp;

@@ -31,10 +31,10 @@ double Buckets(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
   const int vstages = p.pp * p.vp;
   double params = TrainableParams(s) / vstages / p.tp;
-  if (s.training.method == Method::kFull)
+  if (s.training.method == Method::kFull && s.model.kind == ModelKind::kTransformer)
     params = std::max(ParamsPerTpRank(s.model, p, 0).total(),
                       ParamsPerTpRank(s.model, p, vstages - 1).total());
-  const double layers = double(s.model.layers) / vstages;
+  const double layers = double(LayerCount(s.model)) / vstages;
   return std::max(1.0, std::min(layers, std::ceil(Bytes(params * ElementBytes(s.training.precision)) / kBucketBytes)));
 }
 
@@ -43,7 +43,7 @@ double Buckets(const Scenario& s) {
 SimulationSize EstimateSimulationSize(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
   const double M = s.training.micro_batches_per_step(p.dp);
-  const double V = p.vp, L = s.model.layers;
+  const double V = p.vp, L = LayerCount(s.model);
   const bool zero3 = p.zero == 3 && p.dp > 1;
   // Compute segments per worker: one per forward, one per backward plus a
   // bucket segment per layer where gradients are reduced during it; one per
@@ -54,7 +54,8 @@ SimulationSize EstimateSimulationSize(const Scenario& s) {
   const double dp_collectives = zero3 ? 3 * M * L : reducing * V * Buckets(s) + 2;
   const double sends = 2 * (p.pp * V - 1) * p.dp * M;
   SimulationSize out;
-  out.tasks = p.pp * (p.dp * per_worker + dp_collectives) + sends + p.dp;
+  const double loader = s.data.enabled ? 3 * M * p.dp : 0;  // read, decode, copy per micro-batch
+  out.tasks = p.pp * (p.dp * per_worker + dp_collectives) + sends + p.dp + loader;
   const double gpus = s.cluster.gpus();
   out.memory_bytes = kBaseBytes + kBytesPerTask * out.tasks;
   out.seconds = kSecondsPerTask * out.tasks +

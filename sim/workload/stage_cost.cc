@@ -3,6 +3,7 @@
 #include "sim/model/compute_model.h"
 #include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
+#include "sim/model/vision.h"
 
 namespace pf {
 namespace {
@@ -44,9 +45,25 @@ void TensorParallelCounts(const Scenario& s, bool first, bool last, StageCost& c
              (last ? 1 : 0);
 }
 
+// A vision model's whole network, forward and backward, for one
+// micro-batch of images, cut into LayerCount layers of equal weights for
+// the data-parallel emitter (buckets, ZeRO-3 gathers).
+StageCost VisionCost(const Scenario& s) {
+  const VisionSpec& v = s.model.vision;
+  const double e = ElementBytes(s.training.precision);
+  StageCost c;
+  c.layers = LayerCount(s.model);
+  c.fwd = Measure(VisionOps(v, s.training.micro_batch, e, Pass::kForward), s);
+  c.bwd = Measure(VisionOps(v, s.training.micro_batch, e, Pass::kBackward), s);
+  c.params = CountVision(v).params;
+  c.layer_weights = c.params / c.layers;
+  return c;
+}
+
 }  // namespace
 
 StageCost CostOfStage(const Scenario& s, int vstage) {
+  if (s.model.kind == ModelKind::kVision) return VisionCost(s);
   const ModelSpec& m = s.model;
   const TrainingSpec& t = s.training;
   const ParallelSpec& p = s.parallel;
