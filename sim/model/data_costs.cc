@@ -63,7 +63,7 @@ SampleCost CostOfSample(const Scenario& s) {
     case DataFormat::kRaw:
       c.stored = d.sample_bytes;
       c.requests = 1;  // one file per sample
-      c.cpu = Seconds((d.format == DataFormat::kJpeg ? kJpegSeconds : kJpegSeconds * kAugmentShare) / speed);
+      c.cpu = Seconds(d.format == DataFormat::kJpeg ? kJpegSeconds : kJpegSeconds * kAugmentShare);
       c.device = Bytes(ImageElements(s) * kImageElementBytes);
       break;
     case DataFormat::kText:
@@ -78,7 +78,7 @@ SampleCost CostOfSample(const Scenario& s) {
       c.stored = Bytes(tokens * per_token);
       const double read = d.read_size.value() > 0 ? d.read_size.value() : kReadaheadBytes;
       c.requests = c.stored.value() / read;
-      c.cpu = Seconds(tokens * (text ? kTokenizeSecondsPerToken : kCollateSecondsPerToken) / speed);
+      c.cpu = Seconds(tokens * (text ? kTokenizeSecondsPerToken : kCollateSecondsPerToken));
       c.device = Bytes(tokens * kDeviceBytesPerToken);
       break;
     }

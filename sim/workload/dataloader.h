@@ -6,6 +6,15 @@
 // to the GPU over its PCIe path before the first pipeline stage's forward
 // of that micro-batch may start.
 //
+// Copies: pinned batches are prefetched to the GPU as soon as they are
+// ready (a side-stream prefetcher), off the step's critical path: a batch
+// prepared for the next step is copied in that step's window as one of its
+// prefetched batches, whose copy is not simulated (the copy link then
+// carries fewer batches per step than it does: its own limit shows in the
+// report's copy-to-GPU rate, not in the simulated stall). Pageable copies
+// are synchronous on the GPU's stream, between the previous kernels and the
+// forward, every one of them simulated.
+//
 // Steady state. A loader that keeps up holds `prefetch x workers` batches
 // ready when a step starts; the step consumes its micro-batches and the
 // loader, in the meantime, prepares as many (the rest of this step's and

@@ -9,7 +9,7 @@ namespace pf {
 
 PipelineLinks::PipelineLinks(const ParallelSpec& p, int micro_batches) {
   const int vstages = p.pp * p.vp;
-  for (auto* per_vstage : {&fwd_out, &bwd_out, &fwd_in, &bwd_in})
+  for (auto* per_vstage : {&fwd_out, &bwd_out, &fwd_in, &bwd_in, &before_fwd})
     per_vstage->assign(vstages, std::vector<std::vector<int>>(p.dp, std::vector<int>(micro_batches, kNoTask)));
   stage_end.assign(p.pp, std::vector<int>(p.dp, kNoTask));
   stage_opt = stage_end;
@@ -49,6 +49,7 @@ class Worker {
       int task = g_.Compute(gpu_, tag, work * (1.0 / segs));
       g_.Dep(task, last_);
       if (j == 0) (op.forward ? links_.fwd_in : links_.bwd_in)[vs][d_][mb] = task;
+      if (j == 0 && op.forward) links_.before_fwd[vs][d_][mb] = last_;
       dp_.BeforeSegment(task, op.forward, mb, j, segment_++);
       last_ = task;
       const int tp_here = tp_count / segs + (j < tp_count % segs ? 1 : 0);

@@ -18,6 +18,9 @@ namespace pf {
 struct PipelineLinks {
   using PerMicroBatch = std::vector<std::vector<std::vector<int>>>;  // [vstage][dp][mb]
   PerMicroBatch fwd_out, bwd_out, fwd_in, bwd_in;
+  // The worker's task just before fwd_in (kNoTask for its first): what a
+  // copy on the GPU's compute stream waits for.
+  PerMicroBatch before_fwd;
   std::vector<std::vector<int>> stage_end, stage_opt;  // [stage][dp]
   PipelineLinks(const ParallelSpec& p, int micro_batches);
 };
