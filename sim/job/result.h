@@ -15,6 +15,20 @@
 
 namespace pf {
 
+// The job's checkpoints (checkpoint.h): one checkpoint's size, its copy
+// to host memory and its write to the tier (each simulated on the cluster),
+// the pause training takes for it, reading it back on a restart, and how
+// many the job takes.
+struct CheckpointResult {
+  Bytes size;           // every shard together
+  Seconds copy;         // GPUs -> host memory
+  Seconds write;        // GPUs -> host memory -> tier, every node at once
+  Seconds pause;        // exposed per checkpoint (sync: write; async: copy, plus a write outlasting the interval)
+  Seconds restore;      // tier -> host memory -> GPUs
+  long long count = 0;  // checkpoints over the job
+  Seconds total_pause;  // count x pause, included in the job's wall clock
+};
+
 struct StepResult {
   Seconds step_time;
   double tokens_per_step = 0;
@@ -24,7 +38,8 @@ struct StepResult {
   double scaling_efficiency = 0;  // mean busy time per GPU / step time
   Breakdown breakdown;
   long long steps = 0;            // optimizer steps for training.tokens
-  Seconds wall_clock;
+  Seconds wall_clock;             // steps x step time, plus checkpoint pauses
+  std::optional<CheckpointResult> checkpoint;
   std::optional<Usd> cost;
   int tasks = 0;
   long long flows = 0;

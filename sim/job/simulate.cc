@@ -8,6 +8,7 @@
 #include "sim/accounting/accounting.h"
 #include "sim/base/io.h"
 #include "sim/engine/engine.h"
+#include "sim/job/checkpoint.h"
 #include "sim/job/data_verdict.h"
 #include "sim/job/result_check.h"
 #include "sim/model/compute_model.h"
@@ -40,6 +41,10 @@ void Job(const Scenario& s, StepResult& st) {
                                 " steps; Preflight counts up to " + Num(kMaxSteps));
   st.steps = static_cast<long long>(steps);
   st.wall_clock = st.step_time * double(st.steps);
+  if (s.checkpoint.enabled) {
+    st.checkpoint = SimulateCheckpoints(s, st);
+    st.wall_clock += st.checkpoint->total_pause;
+  }
   const double hours = st.wall_clock.value() / 3600;
   if (s.price.per_gpu_hour) st.cost = *s.price.per_gpu_hour * (hours * s.cluster.gpus());
   if (s.price.per_node_hour) st.cost = *s.price.per_node_hour * (hours * s.cluster.nodes);

@@ -59,6 +59,20 @@ nlohmann::json ToJson(const Result& r) {
               {"wall_clock_s", st.wall_clock.value()},
               {"cost_usd", st.cost ? json(st.cost->value()) : json(nullptr)}};
   j["simulation"] = {{"tasks", st.tasks}, {"flows", st.flows}};
+  if (st.checkpoint) {
+    const CheckpointResult& c = *st.checkpoint;
+    j["checkpoint"] = {{"tier", s.checkpoint.tier},
+                       {"async", s.checkpoint.async},
+                       {"every_s", s.checkpoint.every.value()},
+                       {"every_steps", s.checkpoint.every_steps},
+                       {"size_bytes", c.size.value()},
+                       {"copy_s", c.copy.value()},
+                       {"write_s", c.write.value()},
+                       {"pause_s", c.pause.value()},
+                       {"restore_s", c.restore.value()},
+                       {"count", c.count},
+                       {"total_pause_s", c.total_pause.value()}};
+  }
   if (r.data) {
     json stages = json::array(), fixes = json::array();
     for (const DataStage& x : r.data->stages) stages.push_back({{"name", x.name}, {"samples_per_s", x.samples_per_s}});

@@ -161,6 +161,29 @@ void StepTable(std::string& o, const Result& r) {
   }
 }
 
+// Bytes in decimal units (a checkpoint's size, as storage is sold).
+std::string Size(Bytes b) {
+  const double x = b.value();
+  if (x >= 1e12) return fmt::format("{:.2f} TB", x / 1e12);
+  if (x >= 1e9) return fmt::format("{:.1f} GB", x / 1e9);
+  return fmt::format("{:.1f} MB", x / 1e6);
+}
+
+void CheckpointTable(std::string& o, const Scenario& s, const StepResult& st) {
+  const CheckpointSpec& spec = s.checkpoint;
+  const CheckpointResult& c = *st.checkpoint;
+  const std::string every = spec.every_steps > 0 ? fmt::format("every {} steps", spec.every_steps)
+                                                 : "every " + Duration(spec.every);
+  o += fmt::format("\nCheckpoints ({} to {}, {})\n", every, spec.tier, spec.async ? "async" : "sync");
+  o += fmt::format("  {:<22}{:>10}\n", "size", Size(c.size));
+  o += fmt::format("  {:<22}{:>10}\n", "copy to host memory", Duration(c.copy));
+  o += fmt::format("  {:<22}{:>10}\n", "write to " + spec.tier, Duration(c.write));
+  o += fmt::format("  {:<22}{:>10}   exposed to training\n", "pause", Duration(c.pause));
+  o += fmt::format("  {:<22}{:>10}   to read it back on a restart\n", "restore", Duration(c.restore));
+  o += fmt::format("  {:<22}{:>10}   in {} checkpoints ({:.1f}% of the wall clock)\n", "over the job",
+                   Duration(c.total_pause), c.count, 100 * c.total_pause.value() / st.wall_clock.value());
+}
+
 // The input pipeline's stages against what the GPUs consume, the
 // bottleneck when it stalls them, and what would remove it.
 void DataTable(std::string& o, const Result& r) {
@@ -197,6 +220,7 @@ std::string RenderText(const Result& r) {
   if (r.step) StepTable(o, r);
   else o += "\nNot simulated: the job does not fit in GPU memory (--force simulates it anyway).\n";
   if (r.step && r.data) DataTable(o, r);
+  if (r.step && r.step->checkpoint) CheckpointTable(o, r.scenario, *r.step);
   return o;
 }
 

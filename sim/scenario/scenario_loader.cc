@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "sim/scenario/catalog.h"
+#include "sim/scenario/checkpoint_parser.h"
 #include "sim/scenario/data_parser.h"
 #include "sim/scenario/fabric_parser.h"
 #include "sim/scenario/storage_parser.h"
@@ -235,7 +236,8 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   }
   GraftBundledCluster(doc, *source);
   YamlView root(doc, "", source);
-  root.ExpectKeys({"name", "description", "model", "cluster", "parallel", "training", "price", "data"});
+  root.ExpectKeys({"name", "description", "model", "cluster", "parallel", "training", "price", "data",
+                   "checkpoint"});
   Scenario s;
   s.file = path;
   s.name = root.Has("name") ? root.Get("name").Name()
@@ -247,6 +249,7 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   s.training = ParseTraining(root.Get("training"), s.model.kind == ModelKind::kVision);
   if (root.Has("price")) s.price = ParsePrice(root.Get("price"));
   if (root.Has("data")) s.data = ParseData(root.Get("data"));
+  if (root.Has("checkpoint")) s.checkpoint = ParseCheckpoint(root.Get("checkpoint"));
   ResolveDataParallel(s);
   if (auto e = Validate(s)) throw InputError(root.Find(e->key).location(), e->key, e->message);
   return s;

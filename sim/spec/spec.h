@@ -298,6 +298,19 @@ struct DataSpec {
   Bytes read_size;             // text, tokens: bytes per read request (0: the model's)
 };
 
+// Periodic checkpoints of the training state to a storage tier: every
+// `every` of wall clock or every `every_steps` optimizer steps (exactly one
+// set). Synchronous: training pauses while every rank writes its shard.
+// Asynchronous: training pauses only for the copy to host memory; the
+// write to the tier runs behind the following steps.
+struct CheckpointSpec {
+  bool enabled = false;
+  std::string tier;
+  Seconds every;        // 0 when every_steps is set
+  long long every_steps = 0;
+  bool async = false;
+};
+
 struct PriceSpec {
   std::optional<Usd> per_gpu_hour;  // exactly one of these is set, or neither
   std::optional<Usd> per_node_hour;
@@ -312,6 +325,7 @@ struct Scenario {
   TrainingSpec training;
   PriceSpec price;
   DataSpec data;
+  CheckpointSpec checkpoint;
   Calibration calibration;  // fitted constants (calibration.h); not from YAML
   // Largest task graph BuildWorkload builds (sim/workload/size_estimate.h):
   // about 1.5 GB and a minute on a 2-core machine. Not from YAML; the

@@ -43,19 +43,24 @@ Check Indices(const std::vector<int>& xs, int count, std::vector<bool>& seen, co
   return {};
 }
 
+// `key` names one of the cluster's storage tiers.
+Check TierNamed(const Scenario& s, const std::string& tier, const std::string& key) {
+  std::string names;
+  for (const StorageTier& t : s.cluster.storage) {
+    if (t.name == tier) return {};
+    names += (names.empty() ? "" : ", ") + t.name;
+  }
+  return SpecError{key, "\"" + tier + "\" is not a storage tier of the cluster (" +
+                            (names.empty() ? std::string("it declares none: add cluster.storage") : "tiers: " + names) +
+                            ")"};
+}
+
 // The data section reads from one of the cluster's tiers, and its workers
 // run on the node's CPU.
 Check Data(const Scenario& s) {
   const DataSpec& d = s.data;
   if (!d.enabled) return {};
-  std::string names;
-  for (const StorageTier& t : s.cluster.storage) names += (names.empty() ? "" : ", ") + t.name;
-  const bool found = std::any_of(s.cluster.storage.begin(), s.cluster.storage.end(),
-                                 [&](const StorageTier& t) { return t.name == d.tier; });
-  if (!found)
-    return SpecError{"data.tier", "\"" + d.tier + "\" is not a storage tier of the cluster (" +
-                                      (names.empty() ? std::string("it declares none: add cluster.storage")
-                                                     : "tiers: " + names) + ")"};
+  if (auto e = TierNamed(s, d.tier, "data.tier")) return e;
   if (s.cluster.node.cpu.cores < 1)
     return SpecError{"data", "the node (" + s.cluster.node.name +
                                  ") declares no cpu for the loader's workers: add cpu: NAME "
@@ -236,7 +241,9 @@ std::optional<SpecError> Validate(const Scenario& s) {
   const int dp = p.dp_auto ? static_cast<int>(s.cluster.gpus() / Product({p.tp, p.pp})) : p.dp;
   if (auto e = Batch(s, dp)) return e;
   if (auto e = Hardware(s)) return e;
-  return Data(s);
+  if (auto e = Data(s)) return e;
+  if (s.checkpoint.enabled) return TierNamed(s, s.checkpoint.tier, "checkpoint.tier");
+  return {};
 }
 
 void ResolveDataParallel(Scenario& s) {

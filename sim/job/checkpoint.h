@@ -1,0 +1,16 @@
+// The job's checkpoints: one checkpoint's write (and its restore) simulated
+// on the cluster as a workload of its own (workload/checkpoint_emitter.h),
+// the pause it costs training, and how many the job takes at the scenario's
+// interval. Synchronous checkpoints pause for the whole write; asynchronous
+// ones for the copy to host memory, and for whatever of the write outlasts
+// the interval (the next checkpoint waits for it).
+#pragma once
+
+#include "sim/job/result.h"
+
+namespace pf {
+
+// REQUIRES: s.checkpoint.enabled; `st` has its steps and step time.
+CheckpointResult SimulateCheckpoints(const Scenario& s, const StepResult& st);
+
+}  // namespace pf
