@@ -28,6 +28,12 @@ Seconds& Slot(Breakdown& b, preflight::Category c) {
   }
 }
 
+// A task of the optimizer step off the GPU (ZeRO-Offload's copies and CPU
+// Adam): the GPU's wait for it is optimizer time.
+bool OffGpuOptimizer(const preflight::Task& t) {
+  return t.category() == preflight::OPTIMIZER && !t.has_compute();
+}
+
 // Calls f(gpu) for each GPU a communication task involves (lane 0, as
 // listed in the task).
 template <typename F>
@@ -68,6 +74,8 @@ double AccountTasks(const preflight::Workload& w, const TaskTimes& t, std::vecto
         if (critical < 0 || t.end_s[d] > t.end_s[critical]) critical = static_cast<int>(d);
       if (critical >= 0 && w.tasks(critical).category() == preflight::DATA)
         b.data_stall += Seconds(gap);  // the whole wait: the input pipeline is one chain
+      else if (critical >= 0 && OffGpuOptimizer(w.tasks(critical)))
+        b.optimizer += Seconds(gap);
       else if (critical >= 0 && MovesBytes(w.tasks(critical).category()))
         ChargeWait(b, w.tasks(critical), t.start_s[critical], prev_end, t.start_s[i], pipelined);
       else
@@ -91,7 +99,11 @@ void AccountTail(const preflight::Workload& w, const TaskTimes& t, const std::ve
   int last = -1;
   for (int i : comm)
     if (t.end_s[i] > prev_end && (last < 0 || t.end_s[i] > t.end_s[last])) last = i;
-  if (last >= 0) {
+  if (last >= 0 && OffGpuOptimizer(w.tasks(last))) {
+    const double covered_to = std::min(t.end_s[last], t.makespan_s);
+    b.optimizer += Seconds(covered_to - prev_end);
+    (pipelined ? b.bubble : b.idle) += Seconds(t.makespan_s - covered_to);
+  } else if (last >= 0) {
     double covered_to = std::min(t.end_s[last], t.makespan_s);
     ChargeWait(b, w.tasks(last), t.start_s[last], prev_end, covered_to, pipelined);
     (pipelined ? b.bubble : b.idle) += Seconds(t.makespan_s - covered_to);
@@ -137,7 +149,7 @@ Breakdown AccountTime(const preflight::Workload& w, const TaskTimes& t, bool pip
   for (int i = 0; i < n; ++i) {
     const preflight::Task& task = w.tasks(i);
     if (task.has_compute()) tasks_of[task.compute().gpu()]->push_back(i);
-    if (MovesBytes(task.category()))
+    if (MovesBytes(task.category()) || OffGpuOptimizer(task))
       ForParticipants(task, [&](uint32_t g) {
         if (tasks_of.count(g)) comm_by_gpu[g].push_back(i);
       });

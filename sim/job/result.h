@@ -9,6 +9,7 @@
 
 #include "sim/accounting/breakdown.h"
 #include "sim/model/fit_suggestions.h"
+#include "sim/model/host_memory.h"
 #include "sim/model/memory_model.h"
 #include "sim/spec/spec.h"
 #include "sim/base/units.h"
@@ -38,7 +39,11 @@ struct StepResult {
   double scaling_efficiency = 0;  // mean busy time per GPU / step time
   Breakdown breakdown;
   long long steps = 0;            // optimizer steps for training.tokens
-  Seconds wall_clock;             // steps x step time, plus checkpoint pauses
+  // When later epochs read part of the dataset from the page cache: the
+  // first epoch's step (everything from the tier) and its steps.
+  std::optional<Seconds> first_epoch_step;
+  long long first_epoch_steps = 0;
+  Seconds wall_clock;             // the steps' time, plus checkpoint pauses
   std::optional<CheckpointResult> checkpoint;
   std::optional<Usd> cost;
   int tasks = 0;
@@ -64,6 +69,8 @@ struct DataVerdict {
 struct Result {
   Scenario scenario;
   MemoryBreakdown memory;
+  HostMemory host;                          // the fullest node's host memory
+  std::vector<HostSuggestion> host_suggestions;  // when !host.fits
   std::vector<FitSuggestion> suggestions;  // when !memory.fits
   std::optional<StepResult> step;          // simulated only when it fits
   // With a data section and a simulated step: the input pipeline's

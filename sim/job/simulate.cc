@@ -12,6 +12,8 @@
 #include "sim/job/data_verdict.h"
 #include "sim/job/result_check.h"
 #include "sim/model/compute_model.h"
+#include "sim/model/data_costs.h"
+#include "sim/model/host_memory.h"
 #include "sim/workload/workload_builder.h"
 
 namespace pf {
@@ -29,6 +31,8 @@ Result Verdict(const Scenario& s) {
   r.scenario = s;
   r.memory = EstimateMemory(s);
   r.suggestions = SuggestFits(s);
+  r.host = EstimateHostMemory(s);
+  r.host_suggestions = SuggestHostFits(s);
   return r;
 }
 
@@ -41,6 +45,12 @@ void Job(const Scenario& s, StepResult& st) {
                                 " steps; Preflight counts up to " + Num(kMaxSteps));
   st.steps = static_cast<long long>(steps);
   st.wall_clock = st.step_time * double(st.steps);
+  if (st.first_epoch_step) {  // the first epoch reads the whole dataset from its tier
+    const double samples = s.data.size.value() / CostOfSample(s).stored.value();
+    const double per_step = s.training.global_batch;
+    st.first_epoch_steps = std::min<long long>(st.steps, static_cast<long long>(std::ceil(samples / per_step)));
+    st.wall_clock += (*st.first_epoch_step - st.step_time) * double(st.first_epoch_steps);
+  }
   if (s.checkpoint.enabled) {
     st.checkpoint = SimulateCheckpoints(s, st);
     st.wall_clock += st.checkpoint->total_pause;
@@ -66,6 +76,14 @@ StepResult Step(const Scenario& s, const preflight::Workload& w) {
   st.hfu = w.hardware_flops() / (gpu_seconds * peak);
   st.breakdown = AccountTime(w, times, s.parallel.pp > 1);
   st.scaling_efficiency = (st.breakdown.compute + st.breakdown.optimizer) / st.step_time;
+  if (PageCacheHits(s) > 0) {
+    Scenario first = s;
+    first.data.first_epoch = true;
+    google::protobuf::Arena arena(WorkloadArenaOptions());
+    auto* fw = google::protobuf::Arena::CreateMessage<preflight::Workload>(&arena);
+    BuildWorkload(first, *fw);
+    st.first_epoch_step = Seconds(RunWorkload(first, *fw).makespan_s);
+  }
   Job(s, st);
   return st;
 }
@@ -74,7 +92,7 @@ StepResult Step(const Scenario& s, const preflight::Workload& w) {
 
 Result SimulateWorkload(const Scenario& s, const preflight::Workload& w, bool force) {
   Result r = Verdict(s);
-  if (r.memory.fits || force) r.step = Step(s, w);
+  if ((r.memory.fits && r.host.fits) || force) r.step = Step(s, w);
   if (r.step && s.data.enabled) r.data = JudgeData(s, *r.step);
   CheckResult(r);
   return r;
@@ -82,7 +100,7 @@ Result SimulateWorkload(const Scenario& s, const preflight::Workload& w, bool fo
 
 Result Simulate(const Scenario& s, bool force) {
   Result r = Verdict(s);
-  if (r.memory.fits || force) {
+  if ((r.memory.fits && r.host.fits) || force) {
     google::protobuf::Arena arena(WorkloadArenaOptions());
     auto* w = google::protobuf::Arena::CreateMessage<preflight::Workload>(&arena);
     BuildWorkload(s, *w);

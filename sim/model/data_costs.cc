@@ -1,5 +1,7 @@
 #include "sim/model/data_costs.h"
 
+#include "sim/model/host_memory.h"
+
 namespace pf {
 namespace {
 
@@ -92,9 +94,10 @@ BatchCost CostOfBatch(const Scenario& s) {
   const DataSpec& d = s.data;
   const SampleCost one = CostOfSample(s);
   const double samples = SamplesPerMicroBatch(s);
+  const double miss = 1 - PageCacheHits(s);  // later epochs find part of the dataset in host memory
   BatchCost b;
-  b.read_bytes = one.stored * samples;
-  b.requests_per_worker = one.requests * samples / d.workers;
+  b.read_bytes = one.stored * (samples * miss);
+  b.requests_per_worker = one.requests * samples * miss / d.workers;
   b.cpu = one.cpu * samples;
   b.device_bytes = one.device * (samples / (d.pinned ? 1 : kPageableRate));
   (void)Images;

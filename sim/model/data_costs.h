@@ -21,7 +21,8 @@ SampleCost CostOfSample(const Scenario& s);
 
 // One micro-batch of one data-parallel rank, prepared by its `workers`
 // together: the bytes and the requests each worker issues one after
-// another (the dataset is read once: no page-cache hits), the core-seconds
+// another (less the page cache's hits in later epochs, host_memory.h), the
+// core-seconds
 // of CPU work, and the bytes copied to the GPU (pageable copies counted at
 // the staged rate's equivalent).
 struct BatchCost {

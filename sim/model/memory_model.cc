@@ -17,6 +17,11 @@ double OptimizerBytes(Precision p) { return ElementBytes(p) == 4 ? 8 : 12; }
 // NF4 with double quantization: 4.127 bits per parameter (Dettmers et al.
 // 2023, "QLoRA", Sec. 3).
 constexpr double kNf4Bytes = 4.127 / 8;
+// Gradient elements a ZeRO-Offload GPU holds before they go to host memory:
+// one reduce bucket, zero_optimization.reduce_bucket_size 5e8 as the
+// Hugging Face DeepSpeed guide configures it (transformers
+// docs/source/en/deepspeed.md, ZeRO-2 and ZeRO-3 examples).
+constexpr double kOffloadBucketElements = 5e8;
 // CUDA context + cuBLAS workspace + NCCL buffers: ~1 GiB seen per process in
 // PyTorch jobs (assumption; nvidia-smi of an idle torch+NCCL process).
 constexpr double kFrameworkFixedBytes = 1.0 * kGiB;
@@ -72,6 +77,15 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
     r.weights = Bytes(base * e / (p.zero >= 3 ? dp : 1));
     r.gradients = Bytes(base * e / (p.zero >= 2 ? dp : 1));
     r.optimizer = Bytes(base * OptimizerBytes(t.precision) / (p.zero >= 1 ? dp : 1));
+    if (p.offload != Offload::kNone) {
+      // ZeRO-Offload (Ren et al. 2021, Sec. 4): gradients go to host memory
+      // bucket by bucket and the optimizer states live there; the GPU keeps
+      // one reduce bucket. ZeRO-Infinity with offload_params keeps only the
+      // layers being computed (zero_buffers).
+      r.optimizer = Bytes(0);
+      r.gradients = std::min(r.gradients, Bytes(kOffloadBucketElements * e));
+      if (p.offload_params) r.weights = Bytes(0);
+    }
     return;
   }
   const double frozen = t.method == Method::kQlora ? layer_params * kNf4Bytes + edge_params * e

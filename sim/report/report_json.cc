@@ -31,6 +31,14 @@ nlohmann::json ToJson(const Result& r) {
                  {"activations_bytes", m.activations.value()}, {"logits_bytes", m.logits.value()},
                  {"zero_buffers_bytes", m.zero_buffers.value()},
                  {"framework_bytes", m.framework.value()}};
+  const HostMemory& h = r.host;
+  json host_fixes = json::array();
+  for (const HostSuggestion& x : r.host_suggestions) host_fixes.push_back({{"change", x.change}, {"set", x.overrides}});
+  j["host_memory"] = {{"per_node_bytes", h.total.value()},      {"capacity_bytes", h.capacity.value()},
+                      {"fits", h.fits},                         {"processes_bytes", h.processes.value()},
+                      {"workers_bytes", h.workers.value()},     {"batches_bytes", h.batches.value()},
+                      {"offload_bytes", h.offload.value()},     {"checkpoint_bytes", h.checkpoint.value()},
+                      {"page_cache_bytes", h.page_cache.value()}, {"suggestions", host_fixes}};
   json sug = json::array();
   for (const auto& x : r.suggestions)
     sug.push_back({{"change", x.change}, {"set", x.overrides}, {"per_gpu_bytes", x.per_gpu.value()}});
@@ -56,6 +64,8 @@ nlohmann::json ToJson(const Result& r) {
                     {"bubble_s", b.bubble.value()},
                     {"idle_s", b.idle.value()},           {"data_stall_s", b.data_stall.value()}};
   j["job"] = {{"tokens", s.training.job_tokens}, {"steps", st.steps},
+              {"first_epoch_step_s", st.first_epoch_step ? json(st.first_epoch_step->value()) : json(nullptr)},
+              {"first_epoch_steps", st.first_epoch_steps},
               {"wall_clock_s", st.wall_clock.value()},
               {"cost_usd", st.cost ? json(st.cost->value()) : json(nullptr)}};
   j["simulation"] = {{"tasks", st.tasks}, {"flows", st.flows}};

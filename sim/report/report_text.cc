@@ -151,6 +151,11 @@ void StepTable(std::string& o, const Result& r) {
   const char* units = s.model.kind == ModelKind::kVision ? "images" : "tokens";
   o += fmt::format("  {} {} = {} steps of {} {}: {} wall clock\n", Count(s.training.job_tokens), units,
                    st.steps, Count(st.tokens_per_step), units, Duration(st.wall_clock));
+  if (st.first_epoch_step)
+    o += fmt::format("  first epoch          {} steps of {} (the dataset from {}; later epochs {:.0f}% from the page cache)\n",
+                     st.first_epoch_steps, Duration(*st.first_epoch_step), s.data.tier, 100 * PageCacheHits(s));
+  if (st.checkpoint)
+    o += fmt::format("  checkpoints          {} pauses of {}, included\n", st.checkpoint->count, Duration(st.checkpoint->pause));
   if (st.cost) {
     std::string rate = s.price.per_gpu_hour
                            ? fmt::format("{:.2f} USD per GPU-hour x {} GPUs", s.price.per_gpu_hour->value(), gpus)
@@ -158,6 +163,35 @@ void StepTable(std::string& o, const Result& r) {
     o += fmt::format("  cost                 {:.0f} USD ({})\n", st.cost->value(), rate);
   } else {
     o += "  cost                 not computed: the scenario has no price\n";
+  }
+}
+
+void HostMemoryTable(std::string& o, const Result& r) {
+  const HostMemory& h = r.host;
+  if (h.capacity.value() <= 0) {
+    o += fmt::format("\nHost memory per node: {} needed (the node states no cpu_memory)\n", Gib(h.total));
+    return;
+  }
+  o += fmt::format("\nHost memory per node: {}  {} of {} ({:.0f}%)\n", h.fits ? "FITS" : "DOES NOT FIT", Gib(h.total),
+                   Gib(h.capacity), 100 * h.total.value() / h.capacity.value());
+  auto row = [&](const char* name, Bytes b) {
+    if (b.value() > 0) o += fmt::format("  {:<22}{:>12}\n", name, Gib(b));
+  };
+  row("training processes", h.processes);
+  row("dataloader workers", h.workers);
+  row("prefetched batches", h.batches);
+  row("offloaded states", h.offload);
+  row("async checkpoint copy", h.checkpoint);
+  const DataSpec& d = r.scenario.data;
+  if (d.enabled && d.size.value() > 0)
+    o += fmt::format("  {:<22}{:>12}   holds {:.0f}% of the dataset ({}) for later epochs\n", "page cache room",
+                     Gib(h.page_cache), 100 * std::min(1.0, h.page_cache.value() / d.size.value()), Gib(d.size));
+  if (h.fits) return;
+  o += "  Would fit with:\n";
+  for (const HostSuggestion& x : r.host_suggestions) {
+    std::string flags;
+    for (const auto& f : x.overrides) flags += " --set " + f;
+    o += fmt::format("    - {}   ({})\n", x.change, flags.substr(1));
   }
 }
 
@@ -217,8 +251,10 @@ std::string RenderText(const Result& r) {
   std::string o;
   Header(o, r.scenario);
   MemoryTable(o, r.memory, r.suggestions);
+  HostMemoryTable(o, r);
   if (r.step) StepTable(o, r);
-  else o += "\nNot simulated: the job does not fit in GPU memory (--force simulates it anyway).\n";
+  else o += fmt::format("\nNot simulated: the job does not fit in {} memory (--force simulates it anyway).\n",
+                        r.memory.fits ? "host" : "GPU");
   if (r.step && r.data) DataTable(o, r);
   if (r.step && r.step->checkpoint) CheckpointTable(o, r.scenario, *r.step);
   return o;

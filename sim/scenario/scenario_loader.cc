@@ -129,7 +129,7 @@ ClusterSpec ParseCluster(const YamlView& v) {
 }
 
 ParallelSpec ParseParallel(const YamlView& par) {
-  par.ExpectKeys({"tp", "pp", "vp", "dp", "zero", "dp_overlap"});
+  par.ExpectKeys({"tp", "pp", "vp", "dp", "zero", "dp_overlap", "offload", "offload_params"});
   ParallelSpec p;
   p.tp = par.Has("tp") ? par.Get("tp").Int(1, 1 << 16) : 1;
   p.pp = par.Has("pp") ? par.Get("pp").Int(1, 1 << 16) : 1;
@@ -138,6 +138,8 @@ ParallelSpec ParseParallel(const YamlView& par) {
   if (!p.dp_auto) p.dp = par.Get("dp").Int(1, 1 << 24);
   p.zero = par.Has("zero") ? par.Get("zero").Int(0, 3) : 0;
   if (par.Has("dp_overlap")) p.dp_overlap = par.Get("dp_overlap").Bool();
+  if (par.Has("offload")) p.offload = par.Get("offload").Enum<Offload>();
+  if (par.Has("offload_params")) p.offload_params = par.Get("offload_params").Bool();
   return p;
 }
 

@@ -43,6 +43,11 @@ const NameTable<DataFormat>& NamesOf(DataFormat) {
   return t;
 }
 
+const NameTable<Offload>& NamesOf(Offload) {
+  static const NameTable<Offload> t = {{Offload::kNone, "none"}, {Offload::kCpu, "cpu"}, {Offload::kNvme, "nvme"}};
+  return t;
+}
+
 const NameTable<IntraKind>& NamesOf(IntraKind) {
   static const NameTable<IntraKind> t = {{IntraKind::kNvswitch, "nvswitch"},
                                          {IntraKind::kPcie, "pcie"}};

@@ -27,6 +27,7 @@ const NameTable<Precision>& NamesOf(Precision);
 const NameTable<Recompute>& NamesOf(Recompute);
 const NameTable<Attention>& NamesOf(Attention);
 const NameTable<DataFormat>& NamesOf(DataFormat);
+const NameTable<Offload>& NamesOf(Offload);
 
 // The spelling of `e` ("" if the table lacks it, which is a bug).
 template <class E>

@@ -229,6 +229,8 @@ int LeafUplinks(const ClusterSpec& c);
 // leaf), 3 (through a spine), 5 (through a core).
 int SwitchHops(const ClusterSpec& c, int a, int b);
 
+enum class Offload { kNone, kCpu, kNvme };
+
 struct ParallelSpec {
   int tp = 1, pp = 1, dp = 1;
   // dp was not given: it is GPUs / (tp x pp) (ResolveDataParallel, validate.h).
@@ -239,6 +241,12 @@ struct ParallelSpec {
   // last backward (PyTorch DDP, FSDP, Megatron --overlap-grad-reduce) rather
   // than after it (Megatron-LM before 2023).
   bool dp_overlap = true;
+  // ZeRO-Offload / ZeRO-Infinity (DeepSpeed): the optimizer states and the
+  // gradients live in host memory (cpu) or on the node's local NVMe tier
+  // (nvme), Adam runs on the CPU; with offload_params (ZeRO-3) the
+  // parameters too.
+  Offload offload = Offload::kNone;
+  bool offload_params = false;
 };
 
 enum class Method { kFull, kLora, kQlora };
@@ -296,6 +304,9 @@ struct DataSpec {
   bool pinned = true;          // pin_memory: copies go straight from pinned buffers
   std::optional<Seconds> cpu_per_sample;  // a measured cost on this node's CPU, overriding the model
   Bytes read_size;             // text, tokens: bytes per read request (0: the model's)
+  // Not from YAML: the step simulated is one of the first epoch (nothing
+  // in the page cache yet) rather than of a later one.
+  bool first_epoch = false;
 };
 
 // Periodic checkpoints of the training state to a storage tier: every

@@ -68,6 +68,28 @@ Check Data(const Scenario& s) {
   return {};
 }
 
+// ZeRO-Offload needs ZeRO's sharded optimizer (DeepSpeed: stages 1-3), the
+// parameters ZeRO-3, and NVMe a local NVMe tier on the nodes.
+Check Offloading(const Scenario& s) {
+  const ParallelSpec& p = s.parallel;
+  if (p.offload == Offload::kNone) {
+    if (p.offload_params) return SpecError{"parallel.offload_params", "true, but parallel.offload is none: set it to cpu or nvme"};
+    return {};
+  }
+  if (p.zero < 1)
+    return SpecError{"parallel.offload", std::string("\"") + ToString(p.offload) +
+                                             "\" needs ZeRO stage 1, 2 or 3 (DeepSpeed offloads ZeRO's optimizer shards): set parallel.zero"};
+  if (p.offload_params && p.zero != 3)
+    return SpecError{"parallel.offload_params", "true needs ZeRO stage 3 (parameters are sharded only there)"};
+  if (s.model.kind == ModelKind::kVision)
+    return SpecError{"parallel.offload", "is for transformers; a vision model's states fit its GPUs"};
+  if (p.offload == Offload::kNvme &&
+      std::none_of(s.cluster.storage.begin(), s.cluster.storage.end(),
+                   [](const StorageTier& t) { return t.kind == StorageKind::kLocalNvme; }))
+    return SpecError{"parallel.offload", "\"nvme\" needs a local_nvme tier in cluster.storage"};
+  return {};
+}
+
 }  // namespace
 
 std::optional<SpecError> CheckNodeTopology(const NodeSpec& n) {
@@ -242,6 +264,7 @@ std::optional<SpecError> Validate(const Scenario& s) {
   if (auto e = Batch(s, dp)) return e;
   if (auto e = Hardware(s)) return e;
   if (auto e = Data(s)) return e;
+  if (auto e = Offloading(s)) return e;
   if (s.checkpoint.enabled) return TierNamed(s, s.checkpoint.tier, "checkpoint.tier");
   return {};
 }

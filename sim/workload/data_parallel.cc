@@ -5,6 +5,7 @@
 
 #include "sim/model/compute_model.h"
 #include "sim/model/memory_model.h"
+#include "sim/workload/offload.h"
 #include "sim/workload/rank_layout.h"
 
 namespace pf {
@@ -105,14 +106,20 @@ void DataParallelEmitter::AfterSegment(int last, bool forward, int chunk, int mi
 int DataParallelEmitter::Optimizer(int gpu, int last) {
   if (late_reduce_ != kNoTask) g_.Dep(late_reduce_, last);
   const double params = stage_params_ / (p_.zero >= 1 ? p_.dp : 1);
-  int o = g_.Compute(gpu, "optimizer", {OptimizerTime(params, s_.cluster.node.gpu, s_.calibration), Flops(0)},
-                     preflight::OPTIMIZER);
-  g_.Dep(o, last);
-  g_.Dep(o, late_reduce_);
+  TaskSpan o;
+  if (p_.offload == Offload::kNone) {
+    o.first = o.last = g_.Compute(gpu, "optimizer",
+                                  {OptimizerTime(params, s_.cluster.node.gpu, s_.calibration), Flops(0)},
+                                  preflight::OPTIMIZER);
+  } else {
+    o = EmitOffloadedStep(g_, s_, gpu, params);
+  }
+  g_.Dep(o.first, last);
+  g_.Dep(o.first, late_reduce_);
   for (const auto& per_chunk : scatter_)
     for (const auto& per_mb : per_chunk)
-      for (int x : per_mb) g_.Dep(o, x);
-  return o;
+      for (int x : per_mb) g_.Dep(o.first, x);
+  return o.last;
 }
 
 void DataParallelEmitter::Finish(const std::vector<int>& optimizers) {

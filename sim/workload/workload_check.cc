@@ -149,7 +149,7 @@ void Checker::Tasks() {
 bool Fits(preflight::Task::KindCase kind, preflight::Category c) {
   switch (kind) {
     case preflight::Task::kCompute: return c == preflight::COMPUTE || c == preflight::OPTIMIZER;
-    case preflight::Task::kIo: return c == preflight::IO || c == preflight::DATA;
+    case preflight::Task::kIo: return c == preflight::IO || c == preflight::DATA || c == preflight::OPTIMIZER;
     case preflight::Task::kCpu: return c == preflight::DATA || c == preflight::OPTIMIZER;
     default: return c == preflight::TP_COMM || c == preflight::PP_COMM || c == preflight::DP_COMM;
   }
@@ -163,7 +163,7 @@ void Checker::Task(int i) {
              (c == 0 ? std::string("CATEGORY_UNSPECIFIED") : Num(c)) +
                  " is not a category (COMPUTE, OPTIMIZER, TP_COMM, PP_COMM, DP_COMM, IO or DATA)");
   static const char* const kAllowed[] = {"", "COMPUTE or OPTIMIZER", "TP_COMM, PP_COMM or DP_COMM",
-                                         "TP_COMM, PP_COMM or DP_COMM", "IO or DATA", "DATA or OPTIMIZER"};
+                                         "TP_COMM, PP_COMM or DP_COMM", "IO, DATA or OPTIMIZER", "DATA or OPTIMIZER"};
   static const char* const kKind[] = {"", "a compute", "a collective", "a transfer", "an io", "a cpu"};
   if (t.kind_case() == preflight::Task::KIND_NOT_SET)
     TaskFail(i, "", "sets no task kind (compute, collective, transfer, io or cpu)");

@@ -199,7 +199,7 @@ const std::vector<Case>& Cases() {
       {"ComputeCountedAsCommunication", [](Workload& w) { w.mutable_tasks(0)->set_category(preflight::TP_COMM); }, 2,
        "w.pb: tasks[0].category: TP_COMM does not fit a compute task (COMPUTE or OPTIMIZER) (task \"fwd\")"},
       {"IoCountedAsCompute", [](Workload& w) { AppendIo(w, 0); w.mutable_tasks(kNext)->set_category(preflight::COMPUTE); },
-       2, "w.pb: tasks[257].category: COMPUTE does not fit an io task (IO or DATA)"},
+       2, "w.pb: tasks[257].category: COMPUTE does not fit an io task (IO, DATA or OPTIMIZER)"},
       {"NoTaskKind", [](Workload& w) { w.mutable_tasks(2)->clear_kind(); }, 2,
        "w.pb: tasks[2]: sets no task kind (compute, collective, transfer, io or cpu) (task \"bwd\")"},
       // Dependencies.
