@@ -7,6 +7,7 @@
 
 #include "sim/collectives/nccl.h"
 #include "sim/model/data_costs.h"
+#include "sim/model/host_memory.h"
 #include "sim/spec/names.h"
 #include "sim/workload/rank_layout.h"
 
@@ -40,6 +41,44 @@ const StorageTier* LocalCopy(const Scenario& s) {
   return best;
 }
 
+
+// Appends what raises `stage` to the GPUs' demand (v.demand), once each.
+void Suggest(const Scenario& s, DataVerdict& v, const std::string& stage) {
+  const DataSpec& d = s.data;
+  const NodeSpec& n = s.cluster.node;
+  const SampleCost one = CostOfSample(s);
+  const StorageTier& tier = TierOf(s);
+  const int ranks = RanksPerNode(s);
+  auto add = [&](std::string change, std::vector<std::string> flags) {
+    for (const DataSuggestion& x : v.suggestions)
+      if (x.overrides == flags && !flags.empty()) return;
+    v.suggestions.push_back({std::move(change), std::move(flags)});
+  };
+  if (stage == "request latency") {
+    const int need = int(std::ceil(v.demand * one.requests * tier.latency.value()));
+    if (need <= 256)
+      add(fmt::format("{} workers per GPU keep {} requests to {} in flight", need, need, tier.name),
+          {fmt::format("data.workers={}", need)});
+  }
+  if (stage == "CPU decode" || stage == "CPU tokenisation") {
+    const int need = int(std::ceil(v.demand * one.cpu.value() / n.cpu.core_speed));
+    if (need <= n.cpu.cores / ranks)
+      add(fmt::format("{} workers per GPU ({} of the node's {} CPU threads)", need, need * ranks, n.cpu.cores),
+          {fmt::format("data.workers={}", need)});
+    else
+      add(fmt::format("a node with {} CPU threads or more ({} per GPU; this one has {})", need * ranks, need,
+                      n.cpu.cores),
+          {});
+    if (d.format == DataFormat::kJpeg) add("pre-decoded images (augmentation only)", {"data.format=raw"});
+    if (d.format == DataFormat::kText) add("pre-tokenised shards", {"data.format=tokens"});
+  }
+  const StorageTier* local = LocalCopy(s);
+  if ((stage == "storage bandwidth" || stage == "request latency") && local)
+    add(fmt::format("a copy of the dataset on the node's {} ({})", local->name, ToString(local->kind)),
+        {"data.tier=" + local->name});
+  if (stage == "copy to GPU" && !d.pinned) add("pinned host buffers (pin_memory)", {"data.pinned=true"});
+}
+
 }  // namespace
 
 DataVerdict JudgeData(const Scenario& s, const StepResult& step) {
@@ -57,9 +96,11 @@ DataVerdict JudgeData(const Scenario& s, const StepResult& step) {
     share = tier.servers * std::min(tier.read.value(), tier.network.value() * NicEfficiency()) / s.parallel.dp;
   else
     share = tier.read.value() / ranks;
-  if (one.stored.value() > 0) v.stages.push_back({"storage bandwidth", share / one.stored.value()});
-  if (tier.latency.value() > 0 && one.requests > 0)
-    v.stages.push_back({"request latency", workers / (one.requests * tier.latency.value())});
+  // In later epochs the page cache serves a share of the reads.
+  const double miss = 1 - PageCacheHits(s);
+  if (one.stored.value() > 0 && miss > 0) v.stages.push_back({"storage bandwidth", share / (one.stored.value() * miss)});
+  if (tier.latency.value() > 0 && one.requests > 0 && miss > 0)
+    v.stages.push_back({"request latency", workers / (one.requests * miss * tier.latency.value())});
   const double threads = std::min(workers, double(n.cpu.cores) / ranks);
   if (one.cpu.value() > 0)
     v.stages.push_back({d.format == DataFormat::kText ? "CPU tokenisation" : "CPU decode",
@@ -74,35 +115,9 @@ DataVerdict JudgeData(const Scenario& s, const StepResult& step) {
   v.stalls = step.breakdown.data_stall.value() > kStallShare * step.step_time.value();
   if (!v.stalls || v.stages.empty()) return v;
 
-  // What raises the slowest stage to the GPUs' demand.
-  const std::string& worst = v.stages.front().name;
-  const StorageTier* local = LocalCopy(s);
-  auto add = [&](std::string change, std::vector<std::string> flags) {
-    v.suggestions.push_back({std::move(change), std::move(flags)});
-  };
-  const double per_worker_cpu = n.cpu.core_speed / one.cpu.value();
-  if (worst == "request latency") {
-    const int need = int(std::ceil(v.demand * one.requests * tier.latency.value()));
-    if (need <= 256)
-      add(fmt::format("{} workers per GPU keep {} requests of {} in flight", need, need, tier.name),
-          {fmt::format("data.workers={}", need)});
-  }
-  if (worst == "CPU decode" || worst == "CPU tokenisation") {
-    const int need = int(std::ceil(v.demand / per_worker_cpu));
-    if (need <= n.cpu.cores / ranks)
-      add(fmt::format("{} workers per GPU ({} of the node's {} CPU threads)", need, need * ranks, n.cpu.cores),
-          {fmt::format("data.workers={}", need)});
-    else
-      add(fmt::format("a node with {} CPU threads or more ({} per GPU; this one has {})", need * ranks, need,
-                      n.cpu.cores),
-          {});
-    if (d.format == DataFormat::kJpeg) add("pre-decoded images (augmentation only)", {"data.format=raw"});
-    if (d.format == DataFormat::kText) add("pre-tokenised shards", {"data.format=tokens"});
-  }
-  if ((worst == "storage bandwidth" || worst == "request latency") && local)
-    add(fmt::format("a copy of the dataset on the node's {} ({})", local->name, ToString(local->kind)),
-        {"data.tier=" + local->name});
-  if (worst == "copy to GPU" && !d.pinned) add("pinned host buffers (pin_memory)", {"data.pinned=true"});
+  // What raises each stage slower than the GPUs' demand to it.
+  for (const DataStage& stage : v.stages)
+    if (stage.samples_per_s < v.demand) Suggest(s, v, stage.name);
   return v;
 }
 
