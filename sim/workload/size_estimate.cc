@@ -50,7 +50,10 @@ SimulationSize EstimateSimulationSize(const Scenario& s) {
   // layer under ZeRO-3. Each segment may carry a TP collective.
   const double reducing = p.dp <= 1 || zero3 ? 0 : p.zero == 2 ? M : p.dp_overlap ? 1 : 0;
   const double segments = zero3 ? 2 * M * L : 2 * M * V + reducing * V * Buckets(s);
-  const double per_worker = segments * (p.tp > 1 ? 2 : 1) + 1;
+  // The optimizer: one kernel, or offloaded (offload.h) a copy out, CPU
+  // Adam and a copy back, with NVMe a read and a write of the states.
+  const double optimizer = p.offload == Offload::kNone ? 1 : p.offload == Offload::kCpu ? 3 : 5;
+  const double per_worker = segments * (p.tp > 1 ? 2 : 1) + optimizer;
   const double dp_collectives = zero3 ? 3 * M * L : reducing * V * Buckets(s) + 2;
   const double sends = 2 * (p.pp * V - 1) * p.dp * M;
   SimulationSize out;

@@ -85,7 +85,7 @@ TEST(Storage, AWorkloadNamingAMissingTierIsRefused) {
   w = BuildWorkload(s);
   AddRead(w, 0, 1e9, "scratch");
   const std::string m = MessageOf<InputError>([&] { ValidateWorkload(w, s, "w.pb"); });
-  EXPECT_NE(m.find("\"scratch\" is not a storage tier of this cluster (tiers: local_nvme, page_cache, nfs)"),
+  EXPECT_NE(m.find("\"scratch\" is not a storage tier of this cluster (tiers: local_nvme, page_cache, nfs, pfs, oss)"),
             std::string::npos) << m;
 }
 
