@@ -22,8 +22,9 @@ namespace {
 // links; see also BuildPlatform), and a route
 // between each pair of endpoints: GPU <-> GPU, GPU <-> CPU (host memory),
 // GPU <-> the gateway to the fabric through its NIC.
-void AddNodeElements(sg::NetZone* zone, sg::NetZone* links_zone, const NodeSpec& n, const NodeTopology& topo,
+void AddNodeElements(sg::NetZone* zone, sg::NetZone* links_zone, const ClusterSpec& c, const NodeTopology& topo,
                      const std::string& p, simgrid::kernel::routing::NetPoint* gw, Platform& out) {
+  const NodeSpec& n = c.node;
   std::vector<sg::Host*> gpus;
   for (int i = 0; i < n.gpus_per_node; ++i) {
     gpus.push_back(zone->create_host(p + "gpu" + std::to_string(i), out.gpu_speed_flops)->seal());
@@ -52,6 +53,16 @@ void AddNodeElements(sg::NetZone* zone, sg::NetZone* links_zone, const NodeSpec&
   }
   zone->add_route(at(cpu), gw, nullptr, nullptr, route(topo.CpuToFabric()), false);
   zone->add_route(gw, at(cpu), nullptr, nullptr, route(topo.FabricToCpu()), false);
+  // Local storage tiers: media hosts beside host memory (Platform::local_media).
+  for (const StorageTier& t : c.storage) {
+    if (t.shared()) continue;
+    sg::Host* media = zone->create_host(p + t.name, 1e9)->seal();
+    sg::Link* read = links_zone->create_link(p + t.name + "_read", t.read.value())->seal();
+    sg::Link* write = links_zone->create_link(p + t.name + "_write", t.write.value())->seal();
+    zone->add_route(at(media), at(cpu), nullptr, nullptr, {sg::LinkInRoute(read)}, false);
+    zone->add_route(at(cpu), at(media), nullptr, nullptr, {sg::LinkInRoute(write)}, false);
+    out.local_media[t.name].push_back(media);
+  }
 }
 
 // One node: its GPUs, their links, its NICs and a gateway router.
@@ -61,7 +72,7 @@ sg::NetZone* BuildNode(sg::NetZone* cluster, sg::NetZone* links_zone, const Scen
   sg::NetZone* zone = sg::create_full_zone(p + "zone");
   zone->set_parent(cluster);
   *gateway = zone->create_router(p + "gw");
-  AddNodeElements(zone, links_zone, s.cluster.node, topo, p, *gateway, out);
+  AddNodeElements(zone, links_zone, s.cluster, topo, p, *gateway, out);
   zone->seal();
   return zone;
 }
@@ -102,15 +113,11 @@ void Attach(sg::NetZone* parent, sg::NetZone* child, simgrid::kernel::routing::N
   parent->add_route(nullptr, child->get_netpoint(), nullptr, gw, {sg::LinkInRoute(link("_down"))}, false);
 }
 
-// Local tiers: a disk on each node's CPU host. Shared tiers: a zone on the
-// fabric's core holding the servers, each behind its own NIC.
+// Shared tiers: a zone on the fabric's core holding the servers, each
+// behind its media and its own NIC (local tiers are in the nodes).
 void AddStorage(sg::NetZone* cluster, const ClusterSpec& c, Platform& out) {
   for (const StorageTier& t : c.storage) {
-    if (!t.shared()) {
-      for (sg::Host* cpu : out.cpus)
-        out.local_disks[t.name].push_back(cpu->create_disk(t.name, t.read.value(), t.write.value())->seal());
-      continue;
-    }
+    if (!t.shared()) continue;
     const std::string name = "storage_" + t.name;
     FabricZone z = MakeFabricZone(cluster, name);
     for (int k = 0; k < t.servers; ++k) {
@@ -119,16 +126,19 @@ void AddStorage(sg::NetZone* cluster, const ClusterSpec& c, Platform& out) {
       server_zone->set_parent(z.zone);
       simgrid::kernel::routing::NetPoint* gw = server_zone->create_router(sn + "_gw");
       sg::Host* host = server_zone->create_host(sn, 1e9)->seal();
-      sg::Disk* disk = host->create_disk(t.name, t.read.value(), t.write.value())->seal();
       const double nic = t.network.value() * NicEfficiency();
       // In the cluster's zone, as node links (see AddNodeElements).
+      sg::Link* read = cluster->create_link(sn + "_read", t.read.value())->seal();
+      sg::Link* write = cluster->create_link(sn + "_write", t.write.value())->seal();
       sg::Link* out_link = cluster->create_link(sn + "_nic_out", nic)->set_latency(t.latency.value())->seal();
       sg::Link* in_link = cluster->create_link(sn + "_nic_in", nic)->seal();
-      server_zone->add_route(host->get_netpoint(), gw, nullptr, nullptr, {sg::LinkInRoute(out_link)}, false);
-      server_zone->add_route(gw, host->get_netpoint(), nullptr, nullptr, {sg::LinkInRoute(in_link)}, false);
+      server_zone->add_route(host->get_netpoint(), gw, nullptr, nullptr,
+                             {sg::LinkInRoute(read), sg::LinkInRoute(out_link)}, false);
+      server_zone->add_route(gw, host->get_netpoint(), nullptr, nullptr,
+                             {sg::LinkInRoute(in_link), sg::LinkInRoute(write)}, false);
       server_zone->seal();
       Attach(z.zone, server_zone, gw, sn + "_port", 1e15, 0, true);
-      out.servers[t.name].push_back({host, disk});
+      out.servers[t.name].push_back({host});
     }
     z.zone->seal();
     Attach(cluster, z.zone, z.gw, name, 1e15, c.fabric.switch_latency.value(), true);

@@ -333,7 +333,7 @@ class Runner {
 
   // The tier's latency for each request, one after another, then the
   // bytes. A shared tier's server link pays one latency as the bytes start
-  // (platform.cc); a local tier's disk none.
+  // (platform.cc); a local tier's media link none.
   void StartIoAfterRequests(int i, const preflight::Io& x) {
     double waits = 0;
     for (const StorageTier& t : s_.cluster.storage)
@@ -352,9 +352,10 @@ class Runner {
   }
 
   // A copy between a GPU and host memory, or a storage tier: the tier's
-  // media (a node's disk, or each server's disk for its equal stripe), the
-  // network from the servers to host memory, and host memory to the GPU,
-  // all streaming at once (proto/workload.proto Io.tier).
+  // media (a node's local media, or each server's for its equal stripe),
+  // the network from the servers to host memory, and host memory to the
+  // GPU, all streaming at once (proto/workload.proto Io.tier); the media
+  // are links on the flows' routes (platform.h).
   void StartIo(int i, const preflight::Io& x) {
     sg::Host* gpu = Gpu(x.gpu());
     sg::Host* cpu = p_.cpus.at(x.gpu() / s_.cluster.node.gpus_per_node);
@@ -363,8 +364,8 @@ class Runner {
     auto move = [&](sg::Host* far, sg::Host* near, Bytes b) { in ? Send(i, far, near, b) : Send(i, near, far, b); };
     if (!x.host_only()) move(cpu, gpu, size);
     if (x.tier().empty()) return;
-    if (auto d = p_.local_disks.find(x.tier()); d != p_.local_disks.end()) {
-      StartDiskIo(i, d->second.at(x.gpu() / s_.cluster.node.gpus_per_node), size, in);
+    if (auto m = p_.local_media.find(x.tier()); m != p_.local_media.end()) {
+      move(m->second.at(x.gpu() / s_.cluster.node.gpus_per_node), cpu, size);
       return;
     }
     auto servers = p_.servers.find(x.tier());
@@ -372,20 +373,7 @@ class Runner {
       throw std::invalid_argument("workload task " + std::to_string(i) + ": the cluster has no storage tier \"" +
                                   x.tier() + "\"");
     const Bytes stripe = size / double(servers->second.size());
-    for (const Platform::Server& server : servers->second) {
-      StartDiskIo(i, server.disk, stripe, in);
-      move(server.host, cpu, stripe);
-    }
-  }
-
-  void StartDiskIo(int i, sg::Disk* disk, Bytes bytes, bool read) {
-    if (bytes.value() <= 0) return;
-    sg::IoPtr io = sg::Io::init();
-    io->set_size(static_cast<sg_size_t>(bytes.value()));
-    io->set_op_type(read ? sg::Io::OpType::READ : sg::Io::OpType::WRITE);
-    io->set_disk(disk);
-    Track(i, io);
-    io->start();
+    for (const Platform::Server& server : servers->second) move(server.host, cpu, stripe);
   }
 
   // A send/recv as the model plans it: one step's latency, then one flow.
