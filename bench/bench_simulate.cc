@@ -70,6 +70,16 @@ BENCHMARK_CAPTURE(BM_Simulate, mpt7b_16xA100_zero2_25gbps, std::string("scenario
 BENCHMARK_CAPTURE(BM_Simulate, llama2_70b_64xH100, std::string("scenarios/llama70b_512xH100.yaml"),
                   std::vector<std::string>{"cluster.nodes=8", "parallel.dp=2", "training.global_batch=128"})
     ->Unit(benchmark::kMillisecond);
+// The issue "Data path": the same 1,024-GPU step with a dataloader per
+// data-parallel rank (token shards on local NVMe, per-micro-batch reads,
+// CPU collate and copies) and a checkpoint every 30 minutes to it (its
+// write and restore simulated too): against BM_Simulate/gpt3_175b_1024xA100,
+// the data tasks must not double the time.
+BENCHMARK_CAPTURE(BM_Simulate, gpt3_175b_1024xA100_data_checkpoint, std::string("scenarios/gpt3_175b_1024xA100.yaml"),
+                  std::vector<std::string>{"cluster.storage=[{kind: local_nvme, read: 13GB/s, write: 7GB/s}]",
+                                           "data={tier: local_nvme, format: tokens, workers: 4}",
+                                           "checkpoint={tier: local_nvme, every: 30min}"})
+    ->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK_CAPTURE(BM_BuildWorkload, gpt3_175b_1024xA100, std::string("scenarios/gpt3_175b_1024xA100.yaml"))
     ->Unit(benchmark::kMillisecond);
 
