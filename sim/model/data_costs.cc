@@ -43,8 +43,6 @@ constexpr double kReadaheadBytes = 128 * 1024;
 // 0.6 kept.
 constexpr double kPageableRate = 0.6;
 
-bool Images(DataFormat f) { return f == DataFormat::kJpeg || f == DataFormat::kRaw; }
-
 // Elements of one input image: the vision model's input.
 double ImageElements(const Scenario& s) {
   const VisionSpec& v = s.model.vision;
@@ -100,7 +98,6 @@ BatchCost CostOfBatch(const Scenario& s) {
   b.requests_per_worker = one.requests * samples * miss / d.workers;
   b.cpu = one.cpu * samples;
   b.device_bytes = one.device * (samples / (d.pinned ? 1 : kPageableRate));
-  (void)Images;
   return b;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -32,9 +33,18 @@ constexpr double kOffloadCpuBytes = 14;
 constexpr double kOffloadNvmeBytes = 2;
 constexpr double kOffloadParamBytes = 2;
 
-// The most GPUs whose data-parallel rank loads data on one node: every
-// GPU of a node is one training process; workers belong to stage-0 ranks.
+// Every GPU of a node is one training process.
 int GpusPerNode(const Scenario& s) { return s.cluster.node.gpus_per_node; }
+
+// The most data-parallel ranks whose loaders run on one node: one per rank,
+// on its first pipeline stage's TP rank 0 (workload/dataloader.h; Megatron
+// builds its data iterator there, and with tp = pp = 1 that is every GPU).
+int LoadersPerNode(const Scenario& s) {
+  const ParallelSpec& p = s.parallel;
+  std::vector<int> per_node(s.cluster.nodes, 0);
+  for (int d = 0; d < p.dp; ++d) ++per_node[(p.tp * d) / s.cluster.node.gpus_per_node];  // GPU of (0, d, stage 0)
+  return std::max(1, *std::max_element(per_node.begin(), per_node.end()));
+}
 
 }  // namespace
 
@@ -43,17 +53,17 @@ HostMemory EstimateHostMemory(const Scenario& s) {
   HostMemory h;
   h.processes = Bytes(kProcessBytes * gpus);
   if (s.data.enabled) {
-    // Every GPU's process runs its loader (TP ranks of a group read the
-    // same batch in most stacks): workers and prefetched batches per GPU.
-    h.workers = Bytes(kWorkerBytes * s.data.workers * gpus);
+    const int loaders = LoadersPerNode(s);
+    h.workers = Bytes(kWorkerBytes * s.data.workers * loaders);
     const double batch = CostOfSample(s).device.value() * SamplesPerMicroBatch(s);
     // prefetch x workers batches in shared memory (torch DataLoader
     // prefetch_factor), and as many pinned copies with pin_memory.
-    h.batches = Bytes(batch * s.data.prefetch * s.data.workers * gpus * (s.data.pinned ? 2 : 1));
+    h.batches = Bytes(batch * s.data.prefetch * s.data.workers * loaders * (s.data.pinned ? 2 : 1));
   }
   const ParallelSpec& p = s.parallel;
   if (p.offload != Offload::kNone) {
     const double shard = TrainableParams(s) / (double(p.tp) * p.pp * p.dp);  // per GPU (ZeRO shards over dp)
+    // With nvme the offloaded parameters live on the NVMe too.
     const double per_param = (p.offload == Offload::kCpu ? kOffloadCpuBytes : kOffloadNvmeBytes) +
                              (p.offload_params && p.offload == Offload::kCpu ? kOffloadParamBytes : 0);
     h.offload = Bytes(shard * per_param * gpus);

@@ -94,6 +94,7 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
   r.weights = Bytes(frozen / (p.zero >= 3 ? dp : 1) + adapters * e);
   r.gradients = Bytes(adapters * e);
   r.optimizer = Bytes(adapters * OptimizerBytes(t.precision) / (p.zero >= 1 ? dp : 1));
+  if (p.offload != Offload::kNone) r.optimizer = Bytes(0);  // the adapters' states in host memory
 }
 
 // 1F1B: stage i holds the activations of its warm-up forwards + 1 at peak:
