@@ -1,5 +1,7 @@
 #include "sim/scenario/yaml_view.h"
 
+#include <cstdlib>
+
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
@@ -97,9 +99,19 @@ YamlView YamlView::Find(const std::string& path) const {
   YamlView at = *this;
   for (size_t start = 0; start <= path.size();) {
     size_t dot = path.find('.', start);
-    const std::string key = path.substr(start, dot - start);
+    std::string key = path.substr(start, dot - start);
+    // "storage[2]": the key, then the list's item.
+    long long index = -1;
+    if (const size_t open = key.find('['); open != std::string::npos && key.back() == ']') {
+      index = std::atoll(key.substr(open + 1, key.size() - open - 2).c_str());
+      key.resize(open);
+    }
     if (!at.Has(key)) break;
     at = at.Get(key);
+    if (index >= 0) {
+      if (!at.node_.IsSequence() || index >= static_cast<long long>(at.node_.size())) break;
+      at = YamlView(at.node_[static_cast<size_t>(index)], at.path_ + "[" + std::to_string(index) + "]", at.source_);
+    }
     if (dot == std::string::npos) break;
     start = dot + 1;
   }

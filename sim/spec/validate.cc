@@ -55,6 +55,20 @@ Check TierNamed(const Scenario& s, const std::string& tier, const std::string& k
                             ")"};
 }
 
+// A page cache lives in the node's host memory: it cannot hold more.
+Check PageCacheFits(const Scenario& s) {
+  const Bytes ram = s.cluster.node.cpu_memory;
+  for (size_t i = 0; i < s.cluster.storage.size(); ++i) {
+    const StorageTier& t = s.cluster.storage[i];
+    if (t.kind == StorageKind::kPageCache && ram.value() > 0 && t.capacity > ram)
+      return SpecError{"cluster.storage[" + std::to_string(i) + "].capacity",
+                       std::to_string(static_cast<long long>(t.capacity.value() / kGiB)) +
+                           " GiB of page cache is more than the node's host memory (cpu_memory " +
+                           std::to_string(static_cast<long long>(ram.value() / kGiB)) + " GiB)"};
+  }
+  return {};
+}
+
 // The data section reads from one of the cluster's tiers, and its workers
 // run on the node's CPU.
 Check Data(const Scenario& s) {
@@ -263,6 +277,7 @@ std::optional<SpecError> Validate(const Scenario& s) {
   const int dp = p.dp_auto ? static_cast<int>(s.cluster.gpus() / Product({p.tp, p.pp})) : p.dp;
   if (auto e = Batch(s, dp)) return e;
   if (auto e = Hardware(s)) return e;
+  if (auto e = PageCacheFits(s)) return e;
   if (auto e = Data(s)) return e;
   if (auto e = Offloading(s)) return e;
   if (s.checkpoint.enabled) return TierNamed(s, s.checkpoint.tier, "checkpoint.tier");
