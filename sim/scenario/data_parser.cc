@@ -33,12 +33,20 @@ DataSpec ParseData(const YamlView& v) {
       if (!(d.bytes_per_token > 0 && d.bytes_per_token <= 1e6))
         v.Get("bytes_per_token").Fail("\"" + v.Get("bytes_per_token").Str() + "\" must be in (0, 1e6] bytes");
     }
-    if (v.Has("read_size")) d.read_size = v.Get("read_size").AsBytes();
+    if (v.Has("read_size")) {
+      d.read_size = v.Get("read_size").AsBytes();
+      if (d.read_size.value() < 4096)
+        v.Get("read_size").Fail("\"" + v.Get("read_size").Str() + "\" is below a 4 KiB page, the smallest read");
+    }
   }
   if (v.Has("workers")) d.workers = static_cast<int>(v.Get("workers").Int(1, 256));
   if (v.Has("prefetch")) d.prefetch = static_cast<int>(v.Get("prefetch").Int(1, 1024));
   if (v.Has("pinned")) d.pinned = v.Get("pinned").Bool();
-  if (v.Has("cpu_per_sample")) d.cpu_per_sample = v.Get("cpu_per_sample").AsSeconds(true);
+  if (v.Has("cpu_per_sample")) {
+    d.cpu_per_sample = v.Get("cpu_per_sample").AsSeconds(true);
+    if (d.cpu_per_sample->value() > 3600)
+      v.Get("cpu_per_sample").Fail("\"" + v.Get("cpu_per_sample").Str() + "\" is over an hour per sample");
+  }
   if (v.Has("source")) v.Get("source").Name(4096);  // text, checked, not used
   return d;
 }

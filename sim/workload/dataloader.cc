@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "sim/base/error.h"
 #include "sim/model/data_costs.h"
+#include "sim/workload/workload_check.h"
 #include "sim/workload/rank_layout.h"
 
 namespace pf {
@@ -13,6 +17,10 @@ void EmitDataLoader(TaskGraph& g, const Scenario& s, int micro_batches, const Pi
   if (!data.enabled) return;
   const ParallelSpec& p = s.parallel;
   const BatchCost batch = CostOfBatch(s);
+  if (!(batch.requests_per_worker <= kMaxIoRequests))
+    throw InputError({s.file}, "data", fmt::format(
+        "each worker would issue {:.3g} read requests per micro-batch, over the {} Preflight simulates: raise "
+        "data.read_size or lower training.micro_batch", batch.requests_per_worker, kMaxIoRequests));
   const int queue = data.prefetch * data.workers;     // batches a loader holds ready
   const int ready = std::min(queue, micro_batches);  // prepared during the previous step
   for (int d = 0; d < p.dp; ++d) {
