@@ -231,10 +231,10 @@ TEST(DataLoader, AReadsRequestsAreTheMissedSamplesOverTheWorkers) {
     EXPECT_NEAR(io.size_bytes(), s.data.sample_bytes.value() * samples * (1 - hits), 1e-3);
   }
   // Text: a fraction of a request per sample, rounded up per worker.
-  const Scenario text = Sft({"data.read_size=1KiB"});
-  const double per_sample = text.training.seq_len * 4 / 1024.0;  // 4 bytes a token
+  const Scenario text = Sft({"data.read_size=4KiB"});
+  const double per_sample = text.training.seq_len * 4 / 4096.0;  // 4 bytes a token
   const uint32_t text_requests = uint32_t(std::ceil(text.training.micro_batch * per_sample / text.data.workers));
-  ASSERT_EQ(text_requests, 11u);  // 4 x 8 requests over 3 workers
+  ASSERT_EQ(text_requests, 3u);  // 4 x 2 requests over 3 workers
   const preflight::Workload tw = BuildWorkload(text);
   ASSERT_FALSE(Named(tw, "data_read").empty());
   for (int r : Named(tw, "data_read")) EXPECT_EQ(tw.tasks(r).io().requests(), text_requests);
