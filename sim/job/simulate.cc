@@ -62,7 +62,9 @@ void Job(const Scenario& s, StepResult& st) {
     throw std::invalid_argument("price: the job's cost over " + Num(hours) + " hours is not a finite number");
 }
 
-StepResult Step(const Scenario& s, const preflight::Workload& w) {
+// `built`: w is BuildWorkload(s)'s, so a first epoch (an empty page cache)
+// can be built and simulated too; an imported workload is its own step.
+StepResult Step(const Scenario& s, const preflight::Workload& w, bool built) {
   const TaskTimes times = RunWorkload(s, w);
   StepResult st;
   st.step_time = Seconds(times.makespan_s);
@@ -76,7 +78,7 @@ StepResult Step(const Scenario& s, const preflight::Workload& w) {
   st.hfu = w.hardware_flops() / (gpu_seconds * peak);
   st.breakdown = AccountTime(w, times, s.parallel.pp > 1);
   st.scaling_efficiency = (st.breakdown.compute + st.breakdown.optimizer) / st.step_time;
-  if (PageCacheHits(s) > 0) {
+  if (built && PageCacheHits(s) > 0) {
     Scenario first = s;
     first.data.first_epoch = true;
     google::protobuf::Arena arena(WorkloadArenaOptions());
@@ -92,7 +94,7 @@ StepResult Step(const Scenario& s, const preflight::Workload& w) {
 
 Result SimulateWorkload(const Scenario& s, const preflight::Workload& w, bool force) {
   Result r = Verdict(s);
-  if ((r.memory.fits && r.host.fits) || force) r.step = Step(s, w);
+  if ((r.memory.fits && r.host.fits) || force) r.step = Step(s, w, false);
   if (r.step && s.data.enabled) r.data = JudgeData(s, *r.step);
   CheckResult(r);
   return r;
@@ -104,7 +106,7 @@ Result Simulate(const Scenario& s, bool force) {
     google::protobuf::Arena arena(WorkloadArenaOptions());
     auto* w = google::protobuf::Arena::CreateMessage<preflight::Workload>(&arena);
     BuildWorkload(s, *w);
-    r.step = Step(s, *w);
+    r.step = Step(s, *w, true);
     if (s.data.enabled) r.data = JudgeData(s, *r.step);
   }
   CheckResult(r);
