@@ -8,10 +8,11 @@
 #           engine <- accounting                  (task times -> breakdown)
 #   workload, accounting <- job <- report <- cli  (step -> job -> report)
 #                            job <- calibration   (refit constants over published runs)
+#                  job, scenario <- sweep         (grids of --set overrides, sharded, resumable)
 #
 # check_layers.cmake enforces this table at configure time and as a test.
 set(PF_LAYERS base proto spec scenario model collectives workload engine accounting job
-    calibration report cli)
+    calibration sweep report cli)
 set(PF_DEPS_base "")
 set(PF_DEPS_proto "")
 set(PF_DEPS_spec base)
@@ -23,7 +24,8 @@ set(PF_DEPS_engine collectives spec proto)
 set(PF_DEPS_accounting engine)
 set(PF_DEPS_job accounting workload)
 set(PF_DEPS_calibration job scenario)
+set(PF_DEPS_sweep job scenario)
 set(PF_DEPS_report job)
-set(PF_DEPS_cli report scenario calibration)
+set(PF_DEPS_cli report scenario calibration sweep)
 # The only stage that may include SimGrid.
 set(PF_SIMGRID_LAYER engine)

@@ -2,7 +2,9 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <filesystem>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace pf {
@@ -17,6 +19,30 @@ bool WriteAll(int fd, const std::string& bytes) {
     p += k, n -= static_cast<size_t>(k);
   }
   return true;
+}
+
+int WriteFileAtomically(const std::string& path, const std::string& bytes) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string temp = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
+  const int fd = mkstemp(temp.data());
+  if (fd < 0) return errno;
+  const mode_t mask = umask(0);
+  umask(mask);
+  const bool written = fchmod(fd, 0666 & ~mask) == 0 && WriteAll(fd, bytes) && fsync(fd) == 0;
+  const int write_error = errno;
+  if (close(fd) != 0 || !written) {
+    const int err = written ? errno : write_error;
+    unlink(temp.c_str());
+    return err;
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    unlink(temp.c_str());
+    return err;
+  }
+  return 0;
 }
 
 std::string ShortNumber(double x) {

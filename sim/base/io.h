@@ -9,6 +9,12 @@ namespace pf {
 // short writes; false (with errno set) on an error.
 bool WriteAll(int fd, const std::string& bytes);
 
+// Writes `bytes` to `path` through a temporary file in the same folder,
+// synced and renamed over it, so that a reader sees the old file or the
+// whole new one; the new file gets 0666 less the umask. 0, or the errno of
+// the step that failed (the temporary file removed).
+int WriteFileAtomically(const std::string& path, const std::string& bytes);
+
 // `x` as a short number for a message ("%.6g": 1e+15, 0.000123, 42).
 std::string ShortNumber(double x);
 

@@ -60,12 +60,6 @@ std::string ReadCapped(const std::string& path) {
   return bytes;
 }
 
-// The mode a plain new file gets: 0666 less the process's umask.
-mode_t NewFileMode() {
-  const mode_t mask = umask(0);
-  umask(mask);
-  return 0666 & ~mask;
-}
 
 }  // namespace
 
@@ -95,23 +89,7 @@ preflight::Workload LoadWorkload(const std::string& path, const Scenario& s) {
 void SaveWorkload(const preflight::Workload& w, const std::string& path) {
   std::string bytes;
   if (!w.SerializeToString(&bytes)) Fail(path, "cannot write: the workload does not serialize (over 2 GiB?)");
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string temp = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
-  const int fd = mkstemp(temp.data());
-  if (fd < 0) Fail(path, "cannot write: " + SystemReason(errno));
-  const bool written = fchmod(fd, NewFileMode()) == 0 && WriteAll(fd, bytes) && fsync(fd) == 0;
-  const int write_error = errno;
-  if (close(fd) != 0 || !written) {
-    const int err = written ? errno : write_error;
-    unlink(temp.c_str());
-    Fail(path, "cannot write: " + SystemReason(err));
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    unlink(temp.c_str());
-    Fail(path, "cannot write: " + SystemReason(err));
-  }
+  if (const int err = WriteFileAtomically(path, bytes)) Fail(path, "cannot write: " + SystemReason(err));
 }
 
 }  // namespace pf

@@ -1,0 +1,151 @@
+#include "sim/sweep/sweep_rows.h"
+
+#include <cmath>
+#include <optional>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/base/error.h"
+#include "sim/job/simulate.h"
+#include "sim/scenario/scenario_loader.h"
+
+namespace pf {
+namespace {
+
+using nlohmann::json;
+
+// The figures after the grid's columns, in this order.
+const std::vector<std::string>& MetricNames() {
+  static const std::vector<std::string> names = {
+      "fits", "per_gpu_gib", "host_gib", "step_time_s", "tokens_per_s", "mfu", "hfu", "scaling_efficiency",
+      "wall_clock_s", "cost_usd", "compute_s", "optimizer_s", "tp_comm_s", "pp_comm_s", "dp_comm_s", "io_s",
+      "bubble_s", "idle_s", "data_stall_s"};
+  return names;
+}
+
+struct Row {
+  std::string status = "ok";  // ok, does_not_fit, rejected, error
+  std::string reason;
+  std::vector<std::optional<double>> metrics = std::vector<std::optional<double>>(MetricNames().size());
+};
+
+Row Evaluate(const std::string& path, std::vector<std::string> sets, const std::vector<std::string>& point) {
+  Row row;
+  sets.insert(sets.end(), point.begin(), point.end());
+  try {
+    const Result r = Simulate(LoadScenario(path, sets));
+    auto& m = row.metrics;
+    m[0] = r.memory.fits && r.host.fits ? 1 : 0;
+    m[1] = r.memory.total.value() / kGiB;
+    m[2] = r.host.total.value() / kGiB;
+    if (!r.step) {
+      row.status = "does_not_fit";
+      row.reason = !r.memory.fits ? fmt::format("needs {:.1f} GiB of GPU memory per GPU, has {:.1f}",
+                                                r.memory.total.value() / kGiB, r.memory.capacity.value() / kGiB)
+                                  : fmt::format("needs {:.0f} GiB of host memory per node, has {:.0f}",
+                                                r.host.total.value() / kGiB, r.host.capacity.value() / kGiB);
+      return row;
+    }
+    const StepResult& st = *r.step;
+    const Breakdown& b = st.breakdown;
+    m[3] = st.step_time.value(), m[4] = st.tokens_per_s, m[5] = st.mfu, m[6] = st.hfu;
+    m[7] = st.scaling_efficiency, m[8] = st.wall_clock.value();
+    if (st.cost) m[9] = st.cost->value();
+    const double parts[] = {b.compute.value(), b.optimizer.value(), b.tp_comm.value(), b.pp_comm.value(),
+                            b.dp_comm.value(), b.io.value(), b.bubble.value(), b.idle.value(), b.data_stall.value()};
+    for (size_t k = 0; k < 9; ++k) m[10 + k] = parts[k];
+  } catch (const InputError& e) {
+    row.status = "rejected";
+    row.reason = e.message();
+    if (!e.key().empty()) row.reason = e.key() + ": " + row.reason;
+  } catch (const std::invalid_argument& e) {
+    row.status = "rejected";
+    row.reason = e.what();
+  } catch (const std::exception& e) {
+    row.status = "error";
+    row.reason = e.what();
+  }
+  return row;
+}
+
+// A CSV field: quoted when it holds a comma, a quote or a line break.
+std::string Csv(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' || c == '\r' ? ' ' : c);
+  return out + "\"";
+}
+
+std::string Number(double x) { return fmt::format("{:.6g}", x); }
+
+}  // namespace
+
+std::string EvaluatePoint(const std::string& path, const std::vector<std::string>& sets, const Grid& grid,
+                          long long i, SweepFormat format) {
+  const Row row = Evaluate(path, sets, grid.Overrides(i));
+  const std::vector<std::string> values = grid.Values(i);
+  if (format == SweepFormat::kJsonl) {
+    json j;
+    j["point"] = i;
+    for (size_t k = 0; k < values.size(); ++k) j[grid.axes[k].key] = values[k];
+    j["status"] = row.status;
+    j["reason"] = row.reason;
+    for (size_t k = 0; k < MetricNames().size(); ++k)
+      j[MetricNames()[k]] = row.metrics[k] ? json(*row.metrics[k]) : json(nullptr);
+    return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  }
+  std::string line = std::to_string(i);
+  for (const std::string& v : values) line += "," + Csv(v);
+  line += "," + row.status + "," + Csv(row.reason);
+  for (const auto& m : row.metrics) line += "," + (m ? Number(*m) : std::string());
+  return line + "\n";
+}
+
+std::string SweepHeader(const std::string& signature, const Grid& grid, const Shard& shard, SweepFormat format) {
+  std::vector<std::string> keys;
+  for (const GridAxis& a : grid.axes) keys.push_back(a.key);
+  if (format == SweepFormat::kJsonl) {
+    json j = {{"preflight_sweep", signature}, {"points", grid.points()},
+              {"shard", fmt::format("{}/{}", shard.index, shard.count)}, {"keys", keys}};
+    return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  }
+  std::string out = fmt::format("# preflight sweep {} points={} shard={}/{}\n", signature, grid.points(), shard.index,
+                                shard.count);
+  out += "point";
+  for (const std::string& k : keys) out += "," + Csv(k);
+  out += ",status,reason";
+  for (const std::string& m : MetricNames()) out += "," + m;
+  return out + "\n";
+}
+
+long long PointOfRow(const std::string& line, SweepFormat format) {
+  if (format == SweepFormat::kJsonl) {
+    const json j = json::parse(line, nullptr, false);
+    if (!j.is_object() || !j.contains("point") || !j["point"].is_number_integer()) return -1;
+    return j["point"].get<long long>();
+  }
+  size_t end = 0;
+  while (end < line.size() && std::isdigit(static_cast<unsigned char>(line[end]))) ++end;
+  if (end == 0 || end > 18 || end >= line.size() || line[end] != ',') return -1;
+  return std::stoll(line.substr(0, end));
+}
+
+SweepIdentity IdentityOfHeader(const std::string& first_line, SweepFormat format) {
+  SweepIdentity id;
+  if (format == SweepFormat::kJsonl) {
+    const json j = json::parse(first_line, nullptr, false);
+    if (j.is_object() && j.contains("preflight_sweep") && j["preflight_sweep"].is_string() && j.contains("points") &&
+        j["points"].is_number_integer())
+      id = {j["preflight_sweep"].get<std::string>(), j["points"].get<long long>()};
+    return id;
+  }
+  std::istringstream in(first_line);
+  std::string hash, word, sig, points;
+  if (in >> hash >> word >> word >> sig >> points && hash == "#" && points.rfind("points=", 0) == 0)
+    id = {sig, std::atoll(points.c_str() + 7)};
+  return id;
+}
+
+}  // namespace pf
