@@ -6,6 +6,9 @@
 #   scripts/setup.sh test       install + build + these phases, in order, stopping
 #                               after the first that fails:
 #     tests        ctest in build/
+#     integration  tests/integration/*.sh: a sharded sweep on a private
+#                  single-node Slurm (slurm-wlm + munge), started and stopped
+#                  by the test
 #     sanitizers   build-asan/ (ASan + UBSan, GCC) and the whole ctest suite in it
 #     fuzz         build-fuzz/ (libFuzzer + ASan + UBSan, clang), each target of
 #                  tests/fuzz/ for FUZZ_SECONDS (60) seconds
@@ -24,8 +27,9 @@ PACKAGES=(cmake g++ make pkg-config libsimgrid-dev libyaml-cpp-dev libeigen3-dev
           libfmt-dev nlohmann-json3-dev libcli11-dev)
 # For `test`: clang and its runtimes (libFuzzer, ASan, UBSan: libclang-rt-14-dev,
 # which clang only recommends) and llvm-symbolizer (llvm-14) for the stacks of
-# clang's sanitizer reports. GCC's sanitizer runtimes come with g++.
-TEST_PACKAGES=(clang libclang-rt-14-dev llvm-14)
+# clang's sanitizer reports (GCC's sanitizer runtimes come with g++); Slurm
+# and munge for the integration test's private cluster.
+TEST_PACKAGES=(clang libclang-rt-14-dev llvm-14 slurm-wlm munge)
 
 JOBS=${JOBS:-2}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
@@ -129,6 +133,23 @@ first_report() {
 
 phase tests "ctest in build/"
 ctest_phase build || exit 1
+phase_done
+
+phase integration "tests/integration/: a sharded sweep on a private Slurm"
+integration_failed=0
+for t in tests/integration/*.sh; do
+  log="build/$(basename "$t" .sh).log"
+  bash "$t" build/simulate >"$log" 2>&1 || integration_failed=1
+  line=$(grep -E "[0-9]+ passed, [0-9]+ failed" "$log" | tail -1 || true)
+  if [ -n "$line" ]; then
+    passed=$((passed + $(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")))
+    failed=$((failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
+  else
+    failed=$((failed + 1))
+  fi
+  echo "$t: ${line:-no result}"
+  [ $integration_failed -eq 0 ] || { tail -n 30 "$log"; exit 1; }
+done
 phase_done
 
 phase sanitizers "build-asan/ (AddressSanitizer + UndefinedBehaviorSanitizer, UB fatal) and the whole ctest suite"

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# End-to-end checks of `simulate sweep` and `simulate merge` as a user runs
+# them: the same file whatever -j; an interrupted file (cut mid-row) resumed
+# to exactly the uninterrupted one; shards merged to the whole sweep, in CSV
+# and JSON lines; infeasible points as rows with a reason; and bad input (an
+# unknown grid key, an empty value, a shard 3/2, a file of another sweep to
+# resume or merge, a missing shard) refused with exit 2 and the flag named,
+# without touching the results file.
+set -u
+SIM="$1"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+pass=0; fail=0
+check() {  # name, condition (exit status of the rest)
+  local name="$1"; shift
+  if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: $name"; fi
+}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+SC="$ROOT/scenarios/7b_lora_4x4090.yaml"
+GRID=(--grid parallel.dp=1,2,4 --grid training.micro_batch=1,2,4 --grid training.recompute=none,full)
+
+"$SIM" sweep "$SC" "${GRID[@]}" -o one.csv -j 1 -q 2>err.txt; rc=$?
+check "sweep exits 0" test $rc -eq 0
+check "a line per point after the two header lines" test "$(wc -l <one.csv)" -eq 20
+check "first line names the sweep" grep -q "^# preflight sweep [0-9a-f]\{16\} points=18 shard=0/1$" one.csv
+check "columns name the swept keys" grep -q "^point,parallel.dp,training.micro_batch,training.recompute,status,reason,fits" one.csv
+check "infeasible points are rows with a reason" grep -q "^0,1,1,none,rejected,\"parallel.dp: tp x pp x dp = 1 x 1 x 1 = 1" one.csv
+check "feasible points have a step time" grep -q "^[0-9]*,4,[124],[a-z]*,ok,," one.csv
+check "the summary line counts the points" grep -q "18 points" err.txt
+
+"$SIM" sweep "$SC" "${GRID[@]}" -o two.csv -j 2 -q 2>/dev/null
+check "same file with -j 2" cmp -s one.csv two.csv
+
+head -c 900 one.csv >cut.csv   # an interruption in the middle of a row
+"$SIM" sweep "$SC" "${GRID[@]}" -o cut.csv --resume -q 2>err.txt; rc=$?
+check "resume exits 0" test $rc -eq 0
+check "resumed file is the uninterrupted one" cmp -s one.csv cut.csv
+check "resume says what it kept" grep -q "kept from the file" err.txt
+"$SIM" sweep "$SC" "${GRID[@]}" -o cut.csv --resume -q 2>/dev/null
+check "resuming a finished file changes nothing" cmp -s one.csv cut.csv
+
+for k in 0 1 2; do "$SIM" sweep "$SC" "${GRID[@]}" -o "s$k.csv" --shard "$k/3" -q 2>/dev/null; done
+check "a shard has its third of the points" test "$(wc -l <s1.csv)" -eq 8
+"$SIM" merge -o merged.csv s2.csv s0.csv s1.csv 2>/dev/null; rc=$?
+check "merge exits 0" test $rc -eq 0
+check "merged shards are the whole sweep" cmp -s one.csv merged.csv
+for k in 0 1; do "$SIM" sweep "$SC" "${GRID[@]}" --format jsonl -o "j$k.jsonl" --shard "$k/2" -q 2>/dev/null; done
+"$SIM" sweep "$SC" "${GRID[@]}" --format jsonl -o jall.jsonl -q 2>/dev/null
+"$SIM" merge -o jmerged.jsonl j0.jsonl j1.jsonl 2>/dev/null
+check "merged JSON-lines shards are the whole sweep" cmp -s jall.jsonl jmerged.jsonl
+check "JSON lines carry the point and its status" grep -q '"point":17,.*"status":"ok"' jall.jsonl
+
+# Bad input: exit 2, the flag named, the results file untouched.
+cp one.csv keep.csv
+bad() {  # name, expected text, command...
+  local name="$1" text="$2"; shift 2
+  "$@" >out.txt 2>err.txt; local rc=$?
+  check "$name exits 2" test $rc -eq 2
+  check "$name says: $text" grep -qF -- "$text" err.txt
+  check "$name leaves the results file" cmp -s one.csv keep.csv
+}
+bad "unknown grid key" "--grid parallel.foo: unknown key 'foo'" "$SIM" sweep "$SC" --grid parallel.foo=1,2 -o one.csv -q
+bad "empty value" "--grid parallel.dp=1,,2: an empty value" "$SIM" sweep "$SC" --grid parallel.dp=1,,2 -o one.csv -q
+bad "no values" "--grid parallel.dp=: an empty value" "$SIM" sweep "$SC" --grid parallel.dp= -o one.csv -q
+bad "shard 3/2" "--shard 3/2: expected K/N with 0 <= K < N" "$SIM" sweep "$SC" "${GRID[@]}" --shard 3/2 -o one.csv -q
+bad "resume of another sweep" "is not this sweep's results" "$SIM" sweep "$SC" --grid parallel.dp=1,2 -o one.csv --resume -q
+bad "merge of two sweeps" "is from another sweep" "$SIM" merge -o one.csv s0.csv j0.jsonl
+bad "merge with a shard missing" "6 of 18 points are missing (first: 1, 4, 7" "$SIM" merge -o one.csv s0.csv s2.csv
+bad "merge of a shard twice" "is given twice" "$SIM" merge -o one.csv s0.csv s0.csv s1.csv s2.csv
+
+echo "sweep_test: $pass passed, $fail failed"
+test $fail -eq 0
