@@ -3,6 +3,7 @@
 // exit codes (0 ok, 1 job does not fit and --fail-on-oom, 2 bad input,
 // 3 internal error).
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <system_error>
@@ -16,7 +17,9 @@
 #include "sim/cli/sweep_command.h"
 #include "sim/job/simulate.h"
 #include "sim/model/memory_model.h"
+#include "sim/base/io.h"
 #include "sim/report/report.h"
+#include "sim/report/trace.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/workload/workload_builder.h"
 #include "sim/workload/size_estimate.h"
@@ -25,7 +28,7 @@
 namespace {
 
 struct Options {
-  std::string scenario_path, format = "text", emit_path, replay_path;
+  std::string scenario_path, format = "text", emit_path, replay_path, trace_path;
   std::vector<std::string> overrides;
   bool force = false, fail_on_oom = false, verbose = false;
   double max_tasks = pf::Scenario{}.max_tasks;
@@ -41,17 +44,19 @@ void AnnounceLargeRun(const pf::Scenario& s, bool force) {
                            size.tasks, s.cluster.gpus(), size.seconds, size.memory_bytes / 1e9);
 }
 
-// Throws InputError when --emit-workload names the same file as an input
+// Throws InputError when --emit-workload or --trace names the same file as an input
 // (also through a symbolic or hard link), before anything is written.
 void RefuseOverwritingInputs(const Options& o) {
-  if (o.emit_path.empty()) return;
-  for (const auto& [what, in] : {std::pair<const char*, std::string>{"the scenario", o.scenario_path},
-                                 {"the --workload file", o.replay_path}}) {
-    std::error_code ec;  // a path that does not exist is no input
-    if (!in.empty() && std::filesystem::equivalent(o.emit_path, in, ec))
-      throw pf::InputError({"--emit-workload " + o.emit_path}, "",
-                           std::string("is the same file as ") + what + " (" + in +
-                               "); refusing to overwrite an input");
+  for (const auto& [flag, out] : {std::pair<const char*, std::string>{"--emit-workload ", o.emit_path},
+                                  {"--trace ", o.trace_path}}) {
+    if (out.empty()) continue;
+    for (const auto& [what, in] : {std::pair<const char*, std::string>{"the scenario", o.scenario_path},
+                                   {"the --workload file", o.replay_path}}) {
+      std::error_code ec;  // a path that does not exist is no input
+      if (!in.empty() && std::filesystem::equivalent(out, in, ec))
+        throw pf::InputError({flag + out}, "",
+                             std::string("is the same file as ") + what + " (" + in + "); refusing to overwrite an input");
+    }
   }
 }
 
@@ -70,13 +75,21 @@ pf::Result Run(const Options& o) {
   }
   const auto start = std::chrono::steady_clock::now();
   pf::Result r;
+  pf::StepTrace trace;
+  pf::StepTrace* keep = o.trace_path.empty() ? nullptr : &trace;
   if (o.replay_path.empty() && o.emit_path.empty()) {
-    r = pf::Simulate(s, o.force);
+    r = pf::Simulate(s, o.force, keep);
   } else {
     const preflight::Workload w =
         o.replay_path.empty() ? pf::BuildWorkload(s) : pf::LoadWorkload(o.replay_path, s);
     if (!o.emit_path.empty()) pf::SaveWorkload(w, o.emit_path);
-    r = pf::SimulateWorkload(s, w, o.force);
+    r = pf::SimulateWorkload(s, w, o.force, keep);
+  }
+  if (keep) {
+    if (!r.step)
+      throw pf::InputError({"--trace " + o.trace_path}, "", "no step was simulated (the job does not fit; --force simulates it)");
+    if (const int err = pf::WriteFileAtomically(o.trace_path, pf::RenderTrace(s, trace)))
+      throw pf::InputError({"--trace " + o.trace_path}, "", std::string("cannot write: ") + std::strerror(err));
   }
   if (o.verbose && r.step)
     std::cerr << fmt::format("simulate: simulated {} tasks and {} network flows in {:.2f} s of wall time\n",
@@ -101,6 +114,7 @@ int main(int argc, char** argv) {
   app.add_option("--set", o.overrides, "override a scenario key, e.g. --set parallel.tp=4");
   app.add_option("--emit-workload", o.emit_path, "save the step's task graph (Protobuf) to FILE");
   app.add_option("--workload", o.replay_path, "simulate a saved task graph instead of building one");
+  app.add_option("--trace", o.trace_path, "write the simulated step as a Chrome trace / Perfetto JSON file");
   app.add_flag("--force", o.force, "simulate even when the job does not fit in memory");
   app.add_flag("--fail-on-oom", o.fail_on_oom, "exit with status 1 when the job does not fit");
   app.add_flag("--verbose", o.verbose, "print the simulation's size estimate before, and its real size after");

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "sim/accounting/breakdown.h"
+#include "sim/engine/engine.h"
+#include "sim/proto/workload.pb.h"
 #include "sim/model/fit_suggestions.h"
 #include "sim/model/host_memory.h"
 #include "sim/model/memory_model.h"
@@ -64,6 +66,13 @@ struct DataVerdict {
   double demand = 0;               // samples/s per rank the GPUs consume without a stall
   bool stalls = false;             // the stall is over 1% of the step
   std::vector<DataSuggestion> suggestions;
+};
+
+// One simulated step as it ran: its task graph and each task's start and
+// end (for a timeline, report/trace.h).
+struct StepTrace {
+  preflight::Workload workload;
+  TaskTimes times;
 };
 
 struct Result {

@@ -64,8 +64,12 @@ void Job(const Scenario& s, StepResult& st) {
 
 // `built`: w is BuildWorkload(s)'s, so a first epoch (an empty page cache)
 // can be built and simulated too; an imported workload is its own step.
-StepResult Step(const Scenario& s, const preflight::Workload& w, bool built) {
+StepResult Step(const Scenario& s, const preflight::Workload& w, bool built, StepTrace* trace) {
   const TaskTimes times = RunWorkload(s, w);
+  if (trace) {
+    trace->workload.CopyFrom(w);
+    trace->times = times;
+  }
   StepResult st;
   st.step_time = Seconds(times.makespan_s);
   st.tasks = w.tasks_size();
@@ -92,21 +96,21 @@ StepResult Step(const Scenario& s, const preflight::Workload& w, bool built) {
 
 }  // namespace
 
-Result SimulateWorkload(const Scenario& s, const preflight::Workload& w, bool force) {
+Result SimulateWorkload(const Scenario& s, const preflight::Workload& w, bool force, StepTrace* trace) {
   Result r = Verdict(s);
-  if ((r.memory.fits && r.host.fits) || force) r.step = Step(s, w, false);
+  if ((r.memory.fits && r.host.fits) || force) r.step = Step(s, w, false, trace);
   if (r.step && s.data.enabled) r.data = JudgeData(s, *r.step);
   CheckResult(r);
   return r;
 }
 
-Result Simulate(const Scenario& s, bool force) {
+Result Simulate(const Scenario& s, bool force, StepTrace* trace) {
   Result r = Verdict(s);
   if ((r.memory.fits && r.host.fits) || force) {
     google::protobuf::Arena arena(WorkloadArenaOptions());
     auto* w = google::protobuf::Arena::CreateMessage<preflight::Workload>(&arena);
     BuildWorkload(s, *w);
-    r.step = Step(s, *w, true);
+    r.step = Step(s, *w, true, trace);
     if (s.data.enabled) r.data = JudgeData(s, *r.step);
   }
   CheckResult(r);

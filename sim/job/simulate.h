@@ -12,12 +12,14 @@ namespace pf {
 // CheckResult (result_check.h); a figure out of range throws
 // std::logic_error (a bug). Throws std::invalid_argument when the job's
 // step count or cost overflows (training.tokens or the price too large).
-Result Simulate(const Scenario& s, bool force = false);
+// With `trace`, the simulated step's task graph and times are kept there.
+Result Simulate(const Scenario& s, bool force = false, StepTrace* trace = nullptr);
 
 // The same from a given workload (e.g. one saved with --emit-workload and
 // read back with LoadWorkload, sim/workload/workload_file.h), under the
 // same memory verdict: a job that does not fit is simulated only with
 // `force`. REQUIRES: `w` was built for `s.cluster` (LoadWorkload checks).
-Result SimulateWorkload(const Scenario& s, const preflight::Workload& w, bool force = false);
+Result SimulateWorkload(const Scenario& s, const preflight::Workload& w, bool force = false,
+                        StepTrace* trace = nullptr);
 
 }  // namespace pf
