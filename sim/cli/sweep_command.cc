@@ -42,7 +42,7 @@ int SweepCommand(int argc, char** argv) {
     o.format = format == "jsonl" ? SweepFormat::kJsonl : SweepFormat::kCsv;
     o.progress = !quiet && isatty(STDERR_FILENO);
     const SweepSummary s = RunSweep(o);
-    std::cerr << fmt::format("simulate sweep: {} points{} in {:.1f} s ({} not simulated: rejected or do not fit){}: {}\n",
+    std::cerr << fmt::format("simulate sweep: {} points{} in {:.2f} s ({} not simulated: rejected or do not fit){}: {}\n",
                              s.points, o.shard.count > 1 ? fmt::format(" (shard {}/{})", o.shard.index, o.shard.count) : "",
                              s.seconds, s.infeasible,
                              s.already > 0 ? fmt::format(", {} kept from the file", s.already) : "", o.output);
