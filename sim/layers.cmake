@@ -9,10 +9,11 @@
 #   workload, accounting <- job <- report <- cli  (step -> job -> report)
 #                            job <- calibration   (refit constants over published runs)
 #                  job, scenario <- sweep         (grids of --set overrides, sharded, resumable)
+#                  job, scenario <- plan          (screen every layout, simulate the best, Pareto)
 #
 # check_layers.cmake enforces this table at configure time and as a test.
 set(PF_LAYERS base proto spec scenario model collectives workload engine accounting job
-    calibration sweep report cli)
+    calibration sweep plan report cli)
 set(PF_DEPS_base "")
 set(PF_DEPS_proto "")
 set(PF_DEPS_spec base)
@@ -25,7 +26,8 @@ set(PF_DEPS_accounting engine)
 set(PF_DEPS_job accounting workload)
 set(PF_DEPS_calibration job scenario)
 set(PF_DEPS_sweep job scenario)
+set(PF_DEPS_plan job scenario)
 set(PF_DEPS_report job)
-set(PF_DEPS_cli report scenario calibration sweep)
+set(PF_DEPS_cli report scenario calibration sweep plan)
 # The only stage that may include SimGrid.
 set(PF_SIMGRID_LAYER engine)

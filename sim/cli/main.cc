@@ -14,6 +14,7 @@
 #include "sim/base/error.h"
 #include "sim/cli/collectives_command.h"
 #include "sim/cli/exit_status.h"
+#include "sim/cli/plan_command.h"
 #include "sim/cli/sweep_command.h"
 #include "sim/job/simulate.h"
 #include "sim/model/memory_model.h"
@@ -104,11 +105,13 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "collectives") return pf::CollectivesCommand(argc - 1, argv + 1);
   if (argc > 1 && std::string(argv[1]) == "sweep") return pf::SweepCommand(argc - 1, argv + 1);
   if (argc > 1 && std::string(argv[1]) == "merge") return pf::MergeCommand(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "plan") return pf::PlanCommand(argc - 1, argv + 1);
   CLI::App app{"Preflight: simulate a GPU training job before renting the cluster"};
   Options o;
   app.footer("Also: simulate collectives TOPOLOGY --op all_reduce --gpus 8 --sizes 1M:8G,\n"
              "      simulate sweep SCENARIO --grid parallel.tp=1,2,4,8 -o results.csv [--shard K/N] [--resume],\n"
-             "      simulate merge -o all.csv shard*.csv (each with --help for more)");
+             "      simulate merge -o all.csv shard*.csv,\n"
+             "      simulate plan SCENARIO --deadline 14d [--budget 50kUSD] [--gpus A800,H800] (each with --help for more)");
   app.add_option("scenario", o.scenario_path, "scenario YAML file")->required();
   app.add_option("--format", o.format, "report format")->check(CLI::IsMember({"text", "json"}));
   app.add_option("--set", o.overrides, "override a scenario key, e.g. --set parallel.tp=4");

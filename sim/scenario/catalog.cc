@@ -28,7 +28,7 @@ static std::vector<std::string> Stems(const std::string& dir, const std::vector<
 }
 
 std::vector<std::string> BundledModels() { return Stems("models", {}); }
-std::vector<std::string> BundledNodes() { return Stems("topologies", {"gpus", "cpus"}); }
+std::vector<std::string> BundledNodes() { return Stems("topologies", {"gpus", "cpus", "prices"}); }
 std::vector<std::string> BundledClusters() { return Stems("topologies/clusters", {}); }
 std::string ClusterPath(const std::string& name) {
   return DataDir() + "/topologies/clusters/" + name + ".yaml";
@@ -48,6 +48,24 @@ const std::map<std::string, GpuSpec>& GpuCatalog() {
     return out;
   }();
   return catalog;
+}
+
+const std::map<std::string, NodePrice>& NodePrices() {
+  static const std::map<std::string, NodePrice> prices = [] {
+    std::string path = DataDir() + "/topologies/prices.yaml";
+    auto source = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
+    YamlView root(LoadYamlFile(path), "", source);
+    root.ExpectKeys({"nodes"});
+    YamlView nodes = root.Get("nodes");
+    std::map<std::string, NodePrice> out;
+    for (const auto& name : nodes.Keys()) {
+      YamlView v = nodes.Get(name);
+      v.ExpectKeys({"per_node_hour", "source"});
+      out[name] = {v.Get("per_node_hour").Number(), v.Get("source").Name(4096)};
+    }
+    return out;
+  }();
+  return prices;
 }
 
 const std::map<std::string, CpuSpec>& CpuCatalog() {

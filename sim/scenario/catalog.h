@@ -25,6 +25,14 @@ std::string ClusterPath(const std::string& name);
 
 // The GPU catalog topologies/gpus.yaml, parsed once (throws InputError).
 const std::map<std::string, GpuSpec>& GpuCatalog();
+// Hourly prices of bundled nodes (topologies/prices.yaml): USD per node-hour
+// and where the figure comes from.
+struct NodePrice {
+  double per_node_hour = 0;
+  std::string source;
+};
+const std::map<std::string, NodePrice>& NodePrices();
+
 // The CPU catalog topologies/cpus.yaml (cores per socket, per-core speed),
 // parsed once; `cores` there is per socket.
 const std::map<std::string, CpuSpec>& CpuCatalog();

@@ -1,0 +1,61 @@
+#include "sim/cli/plan_command.h"
+
+#include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/base/error.h"
+#include "sim/base/quantity_parse.h"
+#include "sim/cli/exit_status.h"
+#include "sim/plan/planner.h"
+
+namespace pf {
+namespace {
+
+// A quantity of `dim` given to `flag`; InputError naming it otherwise. A
+// budget in thousands may be written 50kUSD.
+double FlagQuantity(const std::string& flag, std::string text, Dimension dim) {
+  double scale = 1;
+  if (dim == Dimension::kUsd && text.size() > 4 && (text[text.size() - 4] == 'k' || text[text.size() - 4] == 'K') &&
+      text.substr(text.size() - 3) == "USD") {
+    scale = 1000;
+    text.erase(text.size() - 4, 1);
+  }
+  const ParsedQuantity q = ParseQuantity(text, dim);
+  if (!q.value) throw InputError(Location{flag + " " + Shown(text), 0, 0}, "", q.error);
+  return *q.value * scale;
+}
+
+}  // namespace
+
+int PlanCommand(int argc, char** argv) {
+  CLI::App app{"Which node type, node count and layout finish the scenario's job by a deadline at the least cost"};
+  app.name("simulate plan");
+  PlanOptions o;
+  std::string deadline, budget, gpus;
+  app.add_option("scenario", o.scenario, "scenario YAML file (its model, training and job length)")->required();
+  app.add_option("--deadline", deadline, "the job's wall clock at most, with its unit: 14d, 36h")->required();
+  app.add_option("--budget", budget, "its cost at most: 50kUSD, 20000USD");
+  app.add_option("--gpus", gpus, "GPU types to consider, comma-separated (A100,H100,A800,RTX-4090); default: every priced node");
+  app.add_option("--max-gpus", o.max_gpus, "most GPUs in a candidate (default 512)")->check(CLI::Range(1, 16384));
+  app.add_option("--simulate", o.simulate, "candidates simulated on SimGrid (default 6)")->check(CLI::Range(1, 100));
+  app.add_option("--set", o.sets, "override a scenario key first");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  return RunWithExitStatus("simulate plan", [&] {
+    o.deadline = Seconds(FlagQuantity("--deadline", deadline, Dimension::kSeconds));
+    if (!budget.empty()) o.budget_usd = FlagQuantity("--budget", budget, Dimension::kUsd);
+    std::istringstream in(gpus);
+    for (std::string g; std::getline(in, g, ',');)
+      if (!g.empty()) o.gpus.push_back(g);
+    std::cout << RenderPlan(o, MakePlan(o));
+    return 0;
+  });
+}
+
+}  // namespace pf

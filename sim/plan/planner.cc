@@ -1,0 +1,226 @@
+#include "sim/plan/planner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "sim/base/error.h"
+#include "sim/job/simulate.h"
+#include "sim/model/host_memory.h"
+#include "sim/model/memory_model.h"
+#include "sim/scenario/catalog.h"
+#include "sim/scenario/scenario_loader.h"
+#include "sim/spec/names.h"
+#include "sim/spec/validate.h"
+
+namespace pf {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The part of a simulated step beyond compute that costs the most.
+std::string Bottleneck(const Breakdown& b) {
+  const std::pair<const char*, double> parts[] = {
+      {"pipeline bubble", b.bubble.value()},     {"exposed TP communication", b.tp_comm.value()},
+      {"exposed DP communication", b.dp_comm.value()}, {"exposed PP communication", b.pp_comm.value()},
+      {"data stall", b.data_stall.value()},      {"optimizer step", b.optimizer.value()},
+      {"idle", b.idle.value()}};
+  const auto* top = std::max_element(std::begin(parts), std::end(parts),
+                                     [](const auto& a, const auto& c) { return a.second < c.second; });
+  return top->second > 0 ? top->first : "none (compute-bound)";
+}
+
+std::string Days(double seconds) {
+  return seconds < 2 * 86400 ? fmt::format("{:.1f} h", seconds / 3600) : fmt::format("{:.1f} days", seconds / 86400);
+}
+
+// Candidate layouts of `nodes` nodes of `base`'s node for the same job.
+void Layouts(const Scenario& base, int nodes, std::vector<Scenario>& out) {
+  const int gpus = nodes * base.cluster.node.gpus_per_node;
+  for (int tp : {1, 2, 4, 8})
+    for (int pp : {1, 2, 4, 8, 16})
+      for (int zero : {0, 1, 2, 3})
+        for (int mb : {1, 2, 4})
+          for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+            if (tp > base.cluster.node.gpus_per_node || gpus % (tp * pp) != 0) continue;
+            if (zero > 0 && gpus / (tp * pp) == 1) continue;  // ZeRO shards nothing over one replica
+            Scenario s = base;
+            s.cluster.nodes = nodes;
+            s.parallel.tp = tp, s.parallel.pp = pp, s.parallel.vp = 1, s.parallel.zero = zero;
+            s.parallel.dp = gpus / (tp * pp), s.parallel.dp_auto = false;
+            s.training.micro_batch = mb;
+            s.training.recompute = rc;
+            out.push_back(std::move(s));
+          }
+}
+
+std::vector<std::string> Overrides(const Candidate& c) {
+  return {"cluster.node=" + c.node,
+          fmt::format("cluster.nodes={}", c.nodes),
+          fmt::format("parallel.tp={}", c.parallel.tp),
+          fmt::format("parallel.pp={}", c.parallel.pp),
+          fmt::format("parallel.dp={}", c.parallel.dp),
+          fmt::format("parallel.zero={}", c.parallel.zero),
+          fmt::format("training.micro_batch={}", c.micro_batch),
+          std::string("training.recompute=") + ToString(c.recompute)};
+}
+
+}  // namespace
+
+std::string Candidate::Layout() const {
+  return fmt::format("TP{} PP{} DP{} ZeRO-{} mb{} {}", parallel.tp, parallel.pp, parallel.dp, parallel.zero,
+                     micro_batch, ToString(recompute));
+}
+
+Plan MakePlan(const PlanOptions& o) {
+  const Scenario scenario = LoadScenario(o.scenario, o.sets);
+  // Node types: the bundled nodes with a price whose GPU matches --gpus.
+  std::vector<std::string> nodes;
+  for (const auto& [name, price] : NodePrices()) {
+    bool wanted = o.gpus.empty();
+    for (const std::string& g : o.gpus) wanted = wanted || name.find(g) != std::string::npos ||
+                                                  LoadNode(name, "--gpus").gpu.name.find(g) != std::string::npos;
+    if (wanted) nodes.push_back(name);
+  }
+  if (nodes.empty()) {
+    std::string priced;
+    for (const auto& [name, _] : NodePrices()) priced += (priced.empty() ? "" : ", ") + name;
+    throw InputError(Location{"--gpus", 0, 0}, "",
+                     "no bundled node with a price has these GPUs (priced nodes, topologies/prices.yaml: " + priced + ")");
+  }
+  Plan plan;
+  std::vector<Candidate> meeting;
+  const auto t0 = Clock::now();
+  for (const std::string& node : nodes) {
+    std::vector<std::string> sets = o.sets;
+    sets.push_back("cluster.node=" + node);
+    Scenario base;
+    try {
+      base = LoadScenario(o.scenario, sets);
+    } catch (const InputError&) {
+      continue;  // the scenario with this node does not load (e.g. a precision it lacks)
+    }
+    const NodePrice& price = NodePrices().at(node);
+    std::vector<Scenario> candidates;
+    for (int n = 1; n * base.cluster.node.gpus_per_node <= o.max_gpus; n *= 2) Layouts(base, n, candidates);
+    for (Scenario& s : candidates) {
+      ++plan.screened;
+      if (Validate(s)) continue;
+      ++plan.valid;
+      if (!EstimateMemory(s).fits || !EstimateHostMemory(s).fits) continue;
+      ++plan.fit;
+      Candidate c;
+      c.node = node, c.nodes = s.cluster.nodes, c.gpus = s.cluster.gpus(), c.parallel = s.parallel;
+      c.micro_batch = s.training.micro_batch, c.recompute = s.training.recompute;
+      c.per_node_hour = scenario.cluster.node.name == node && scenario.price.per_node_hour
+                            ? scenario.price.per_node_hour->value()
+                        : scenario.cluster.node.name == node && scenario.price.per_gpu_hour
+                            ? scenario.price.per_gpu_hour->value() * s.cluster.node.gpus_per_node
+                            : price.per_node_hour;
+      c.price_source = scenario.cluster.node.name == node && (scenario.price.per_node_hour || scenario.price.per_gpu_hour)
+                           ? "the scenario's price"
+                           : price.source;
+      c.screen = ScreenStep(s);
+      const double steps = std::ceil(s.training.job_tokens / s.training.tokens_per_step());
+      c.screen_wall_s = c.screen.step.value() * steps;
+      c.screen_cost = c.screen_wall_s / 3600 * c.nodes * c.per_node_hour;
+      c.wall_s = c.screen_wall_s, c.cost = c.screen_cost;
+      c.overrides = Overrides(c);
+      if (c.screen_wall_s > o.deadline.value() || (o.budget_usd && c.screen_cost > *o.budget_usd)) continue;
+      ++plan.meet;
+      meeting.push_back(std::move(c));
+    }
+  }
+  plan.screen_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  // The Pareto front of the screened candidates that meet the constraints.
+  std::sort(meeting.begin(), meeting.end(), [](const Candidate& a, const Candidate& b) {
+    return a.screen_cost != b.screen_cost ? a.screen_cost < b.screen_cost : a.screen_wall_s < b.screen_wall_s;
+  });
+  double fastest = 1e300;
+  for (const Candidate& c : meeting)
+    if (c.screen_wall_s < fastest) {
+      plan.pareto.push_back(c);
+      fastest = c.screen_wall_s;
+    }
+  // The cheapest (and the fastest of the front) simulated on SimGrid.
+  std::vector<Candidate> chosen(meeting.begin(), meeting.begin() + std::min<size_t>(meeting.size(), o.simulate));
+  if (!plan.pareto.empty() && std::none_of(chosen.begin(), chosen.end(), [&](const Candidate& c) {
+        return c.overrides == plan.pareto.back().overrides;
+      }))
+    chosen.push_back(plan.pareto.back());
+  const auto t1 = Clock::now();
+  for (Candidate& c : chosen) {
+    std::vector<std::string> sets = o.sets;
+    sets.insert(sets.end(), c.overrides.begin(), c.overrides.end());
+    const Result r = Simulate(LoadScenario(o.scenario, sets));
+    if (!r.step) continue;
+    c.simulated = r.step;
+    c.wall_s = r.step->step_time.value() * double(r.step->steps);
+    c.cost = c.wall_s / 3600 * c.nodes * c.per_node_hour;
+    c.bottleneck = Bottleneck(r.step->breakdown);
+    plan.worst_disagreement = std::max(plan.worst_disagreement,
+                                       std::fabs(c.screen.step.value() / r.step->step_time.value() - 1));
+    plan.simulated.push_back(c);
+  }
+  plan.simulate_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
+  std::stable_sort(plan.simulated.begin(), plan.simulated.end(), [&](const Candidate& a, const Candidate& b) {
+    const bool am = a.wall_s <= o.deadline.value(), bm = b.wall_s <= o.deadline.value();
+    return am != bm ? am : a.cost < b.cost;
+  });
+  if (!plan.simulated.empty() && plan.simulated.front().wall_s <= o.deadline.value() &&
+      (!o.budget_usd || plan.simulated.front().cost <= *o.budget_usd)) {
+    plan.recommended = 0;
+    const Candidate& r = plan.simulated.front();
+    plan.reasons.push_back(fmt::format("the cheapest simulated candidate that finishes in time: {} on {} x {}, {} and {:.0f} USD",
+                                       r.Layout(), r.nodes, r.node, Days(r.wall_s), r.cost));
+    plan.reasons.push_back("its step goes to compute first, then to " + r.bottleneck);
+    for (size_t k = 1; k < plan.simulated.size(); ++k) {
+      const Candidate& next = plan.simulated[k];
+      if (next.wall_s < r.wall_s) {
+        plan.reasons.push_back(fmt::format("{:.1f} days faster costs {:.0f} USD more ({} on {} x {})",
+                                           (r.wall_s - next.wall_s) / 86400, next.cost - r.cost, next.Layout(),
+                                           next.nodes, next.node));
+        break;
+      }
+    }
+  }
+  return plan;
+}
+
+std::string RenderPlan(const PlanOptions& o, const Plan& p) {
+  std::string out = fmt::format("Plan for {}: finish within {}{}\n", o.scenario, Days(o.deadline.value()),
+                                o.budget_usd ? fmt::format(" and {:.0f} USD", *o.budget_usd) : "");
+  out += fmt::format("  screened {} configurations in {:.2f} s ({:.0f} per s): {} valid, {} fit in memory, {} meet the "
+                     "constraints\n",
+                     p.screened, p.screen_seconds, p.screen_seconds > 0 ? p.screened / p.screen_seconds : 0, p.valid,
+                     p.fit, p.meet);
+  if (p.simulated.empty()) return out + "  no configuration meets the constraints\n";
+  out += fmt::format("  simulated {} on SimGrid in {:.1f} s; the screen was within {:.1f}% of the simulated step\n\n",
+                     p.simulated.size(), p.simulate_seconds, 100 * p.worst_disagreement);
+  out += fmt::format("  {:<4} {:<18} {:>5} {:>4}  {:<32} {:>9} {:>10} {:>10} {:>8}  {}\n", "rank", "node", "nodes",
+                     "GPUs", "layout", "step", "job", "cost USD", "screen", "bottleneck");
+  for (size_t k = 0; k < p.simulated.size(); ++k) {
+    const Candidate& c = p.simulated[k];
+    out += fmt::format("  {:<4} {:<18} {:>5} {:>4}  {:<32} {:>8.2f}s {:>10} {:>10.0f} {:>+7.1f}%  {}{}\n", k + 1, c.node,
+                       c.nodes, c.gpus, c.Layout(), c.simulated->step_time.value(), Days(c.wall_s), c.cost,
+                       100 * (c.screen.step.value() / c.simulated->step_time.value() - 1), c.bottleneck,
+                       c.wall_s > o.deadline.value() ? "  (misses the deadline)" : "");
+  }
+  out += "\n  Pareto front (screened: no other is both faster and cheaper)\n";
+  for (const Candidate& c : p.pareto)
+    out += fmt::format("    {:>10} {:>10.0f} USD   {} x {}, {}\n", Days(c.screen_wall_s), c.screen_cost, c.nodes,
+                       c.node, c.Layout());
+  if (!p.recommended) return out + "\n  No simulated candidate meets the constraints.\n";
+  const Candidate& r = p.simulated[*p.recommended];
+  out += "\n  Recommendation: " + fmt::format("{} x {}, {}\n", r.nodes, r.node, r.Layout());
+  for (const std::string& why : p.reasons) out += "    - " + why + "\n";
+  std::string flags;
+  for (const std::string& f : r.overrides) flags += " --set " + f;
+  out += "    - price: " + fmt::format("{:.2f} USD per node-hour ({})\n", r.per_node_hour, r.price_source);
+  out += "    - run it: build/simulate " + o.scenario + flags + "\n";
+  return out;
+}
+
+}  // namespace pf

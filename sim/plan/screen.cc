@@ -1,0 +1,75 @@
+#include "sim/plan/screen.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "sim/collectives/flows.h"
+#include "sim/collectives/nccl.h"
+#include "sim/engine/group_paths.h"
+#include "sim/engine/node_topology.h"
+#include "sim/model/compute_model.h"
+#include "sim/model/model_math.h"
+#include "sim/workload/rank_layout.h"
+#include "sim/workload/stage_cost.h"
+
+namespace pf {
+namespace {
+
+// The uncontended time of one collective of `kind` and `size` over `group`.
+Seconds CollectiveTime(const Scenario& s, CollectiveKind kind, const std::vector<int>& group, Bytes size) {
+  if (group.size() < 2 || size.value() <= 0) return Seconds(0);
+  const NodeTopology topo(s.cluster.node);
+  const auto plan = PlanCollective(kind, ShapeOf(group, s.cluster.node.gpus_per_node),
+                                   PathsOf(s.cluster, topo, group), size);
+  return plan ? plan->time : Seconds(0);
+}
+
+}  // namespace
+
+ScreenEstimate ScreenStep(const Scenario& s) {
+  const ParallelSpec& p = s.parallel;
+  const TrainingSpec& t = s.training;
+  const int micro_batches = t.micro_batches_per_step(p.dp);
+  const Bytes hidden = HiddenStateBytes(s.model, t);
+  const double e = ElementBytes(t.precision);
+  const Seconds tp_all_reduce = CollectiveTime(s, CollectiveKind::kAllReduce, TpGroup(p, 0, 0), hidden);
+  const Seconds send = p.pp > 1 ? CollectiveTime(s, CollectiveKind::kSendRecv,
+                                                 {GpuIndex(p, 0, 0, 0), GpuIndex(p, 0, 0, 1)}, hidden / p.tp)
+                                : Seconds(0);
+  Seconds slot, last_backward, stage_params_time;
+  double most_params = 0;
+  for (int stage = 0; stage < p.pp * p.vp; ++stage) {
+    const StageCost c = CostOfStage(s, stage);
+    const Seconds work = c.fwd.seconds + c.bwd.seconds + tp_all_reduce * double(c.tp_fwd + c.tp_bwd);
+    slot = std::max(slot, work / double(p.vp));
+    last_backward = std::max(last_backward, c.bwd.seconds);
+    most_params = std::max(most_params, c.params * p.vp);
+  }
+  ScreenEstimate est;
+  const double slots = micro_batches + p.pp - 1;
+  const Seconds pipeline = (slot + send * 2.0) * slots;
+  est.compute = slot * double(micro_batches);
+  est.bubble = (slot + send * 2.0) * double(p.pp - 1);
+  // Data-parallel gradient traffic of the fullest stage, lane 0's group.
+  Seconds dp;
+  if (p.dp > 1) {
+    const std::vector<int> group = DpGroup(p, 0);
+    const Bytes grads(most_params * e);
+    if (p.zero >= 3) {  // per micro-batch a gather forward and backward and a reduce-scatter
+      const Seconds per = CollectiveTime(s, CollectiveKind::kAllGather, group, grads) * 2.0 +
+                          CollectiveTime(s, CollectiveKind::kReduceScatter, group, grads);
+      dp = std::max(Seconds(0), per * double(micro_batches) - est.compute);
+    } else {
+      const Seconds reduce = CollectiveTime(
+          s, p.zero >= 1 ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, group, grads);
+      dp = p.dp_overlap ? std::max(Seconds(0), reduce - last_backward) : reduce;
+      if (p.zero == 1 || p.zero == 2) dp += CollectiveTime(s, CollectiveKind::kAllGather, group, grads);
+    }
+  }
+  const Seconds optimizer = OptimizerTime(most_params / (p.zero >= 1 ? p.dp : 1), s.cluster.node.gpu, s.calibration);
+  est.exposed_comm = dp;
+  est.step = pipeline + dp + optimizer;
+  return est;
+}
+
+}  // namespace pf

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# End-to-end checks of `simulate plan`: a plan over three GPU types for the
+# seeds' question (a 70B LoRA within a week) ranks simulated candidates that
+# meet the deadline, gives a Pareto front and a recommendation whose --set
+# flags reproduce its step; bad input (a deadline without a unit, a budget in
+# another currency, GPUs nobody prices) exits 2 naming the flag.
+set -u
+SIM="$1"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+pass=0; fail=0
+check() { local name="$1"; shift; if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: $name"; fi; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+SC="$ROOT/scenarios/70b_8xA800.yaml"
+
+"$SIM" plan "$SC" --deadline 7d --gpus A800,H800,RTX-4090 --max-gpus 16 >plan.txt 2>err.txt; rc=$?
+check "plan exits 0" test $rc -eq 0
+check "says how many it screened" grep -q "screened [0-9]* configurations" plan.txt
+check "says how far the screen was off" grep -q "the screen was within" plan.txt
+check "ranks simulated candidates" grep -q "^  1    " plan.txt
+check "has a Pareto front" grep -q "Pareto front" plan.txt
+check "recommends one" grep -q "Recommendation:" plan.txt
+check "no candidate over 16 GPUs" bash -c '! grep -qE "^  [0-9]+ +[a-z0-9-]+ +[0-9]+ +(32|64|128)  " plan.txt'
+# The recommendation's flags reproduce its step time.
+cmd=$(sed -n 's/.*run it: build\/simulate //p' plan.txt)
+step=$(grep -m1 "^  1    " plan.txt | grep -oE "[0-9]+\.[0-9]+s" | head -1)
+got=$("$SIM" $cmd | awk '/step time/ {print $3}')
+check "the recommended flags give its step ($step vs ${got}s)" test "${step%s}" = "$got"
+
+"$SIM" plan "$SC" --deadline 1h --gpus A800 --max-gpus 8 >none.txt 2>/dev/null; rc=$?
+check "an impossible deadline is an answer, not an error" test $rc -eq 0
+check "and says so" grep -q "no configuration meets the constraints" none.txt
+
+bad() {  # name, expected text, command...
+  local name="$1" text="$2"; shift 2
+  "$@" >out.txt 2>err.txt; local rc=$?
+  check "$name exits 2" test $rc -eq 2
+  check "$name says: $text" grep -qF -- "$text" err.txt
+}
+bad "deadline without a unit" "--deadline 14: \"14\": missing unit" "$SIM" plan "$SC" --deadline 14
+bad "budget in euros" "--budget 50kEUR: \"50kEUR\": unknown unit \"kEUR\" for a price (accepted: USD)" "$SIM" plan "$SC" --deadline 7d --budget 50kEUR
+bad "GPUs nobody prices" "--gpus: no bundled node with a price has these GPUs" "$SIM" plan "$SC" --deadline 7d --gpus B300
+
+echo "plan_test: $pass passed, $fail failed"
+test $fail -eq 0
