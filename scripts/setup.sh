@@ -8,7 +8,7 @@
 #     tests        ctest in build/
 #     integration  tests/integration/*.sh: a sharded sweep on a private
 #                  single-node Slurm (slurm-wlm + munge), started and stopped
-#                  by the test
+#                  by the test; the plan's HTML report in headless Chromium
 #     sanitizers   build-asan/ (ASan + UBSan, GCC) and the whole ctest suite in it
 #     fuzz         build-fuzz/ (libFuzzer + ASan + UBSan, clang), each target of
 #                  tests/fuzz/ for FUZZ_SECONDS (60) seconds
@@ -28,8 +28,9 @@ PACKAGES=(cmake g++ make pkg-config libsimgrid-dev libyaml-cpp-dev libeigen3-dev
 # For `test`: clang and its runtimes (libFuzzer, ASan, UBSan: libclang-rt-14-dev,
 # which clang only recommends) and llvm-symbolizer (llvm-14) for the stacks of
 # clang's sanitizer reports (GCC's sanitizer runtimes come with g++); Slurm
-# and munge for the integration test's private cluster.
-TEST_PACKAGES=(clang libclang-rt-14-dev llvm-14 slurm-wlm munge)
+# and munge for the integration test's private cluster, Chromium to render
+# the plan's HTML report.
+TEST_PACKAGES=(clang libclang-rt-14-dev llvm-14 slurm-wlm munge chromium)
 
 JOBS=${JOBS:-2}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
@@ -135,7 +136,7 @@ phase tests "ctest in build/"
 ctest_phase build || exit 1
 phase_done
 
-phase integration "tests/integration/: a sharded sweep on a private Slurm"
+phase integration "tests/integration/: a sharded sweep on a private Slurm, the plan report in Chromium"
 integration_failed=0
 for t in tests/integration/*.sh; do
   log="build/$(basename "$t" .sh).log"

@@ -27,7 +27,7 @@ set(PF_DEPS_job accounting workload)
 set(PF_DEPS_calibration job scenario)
 set(PF_DEPS_sweep job scenario)
 set(PF_DEPS_plan job scenario)
-set(PF_DEPS_report job)
+set(PF_DEPS_report job plan)
 set(PF_DEPS_cli report scenario calibration sweep plan)
 # The only stage that may include SimGrid.
 set(PF_SIMGRID_LAYER engine)

@@ -1,5 +1,6 @@
 #include "sim/cli/plan_command.h"
 
+#include <cstring>
 #include <iostream>
 #include <sstream>
 
@@ -8,7 +9,9 @@
 #include "sim/base/error.h"
 #include "sim/base/quantity_parse.h"
 #include "sim/cli/exit_status.h"
+#include "sim/base/io.h"
 #include "sim/plan/planner.h"
+#include "sim/report/plan_html.h"
 
 namespace pf {
 namespace {
@@ -33,7 +36,7 @@ int PlanCommand(int argc, char** argv) {
   CLI::App app{"Which node type, node count and layout finish the scenario's job by a deadline at the least cost"};
   app.name("simulate plan");
   PlanOptions o;
-  std::string deadline, budget, gpus;
+  std::string deadline, budget, gpus, report;
   app.add_option("scenario", o.scenario, "scenario YAML file (its model, training and job length)")->required();
   app.add_option("--deadline", deadline, "the job's wall clock at most, with its unit: 14d, 36h")->required();
   app.add_option("--budget", budget, "its cost at most: 50kUSD, 20000USD");
@@ -41,6 +44,7 @@ int PlanCommand(int argc, char** argv) {
   app.add_option("--max-gpus", o.max_gpus, "most GPUs in a candidate (default 512)")->check(CLI::Range(1, 16384));
   app.add_option("--simulate", o.simulate, "candidates simulated on SimGrid (default 6)")->check(CLI::Range(1, 100));
   app.add_option("--set", o.sets, "override a scenario key first");
+  app.add_option("--report", report, "also write the plan as one self-contained HTML file with charts");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -53,7 +57,14 @@ int PlanCommand(int argc, char** argv) {
     std::istringstream in(gpus);
     for (std::string g; std::getline(in, g, ',');)
       if (!g.empty()) o.gpus.push_back(g);
-    std::cout << RenderPlan(o, MakePlan(o));
+    o.trace = !report.empty();
+    const Plan plan = MakePlan(o);
+    std::cout << RenderPlan(o, plan);
+    if (!report.empty()) {
+      if (const int err = WriteFileAtomically(report, RenderPlanHtml(o, plan)))
+        throw InputError(Location{"--report " + report, 0, 0}, "", std::string("cannot write: ") + std::strerror(err));
+      std::cout << "  report: " << report << "\n";
+    }
     return 0;
   });
 }

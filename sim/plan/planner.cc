@@ -109,9 +109,11 @@ Plan MakePlan(const PlanOptions& o) {
       ++plan.screened;
       if (Validate(s)) continue;
       ++plan.valid;
-      if (!EstimateMemory(s).fits || !EstimateHostMemory(s).fits) continue;
+      const MemoryBreakdown memory = EstimateMemory(s);
+      if (!memory.fits || !EstimateHostMemory(s).fits) continue;
       ++plan.fit;
       Candidate c;
+      c.memory = memory.total, c.capacity = memory.capacity;
       c.node = node, c.nodes = s.cluster.nodes, c.gpus = s.cluster.gpus(), c.parallel = s.parallel;
       c.micro_batch = s.training.micro_batch, c.recompute = s.training.recompute;
       c.per_node_hour = scenario.cluster.node.name == node && scenario.price.per_node_hour
@@ -130,6 +132,7 @@ Plan MakePlan(const PlanOptions& o) {
       c.overrides = Overrides(c);
       if (c.screen_wall_s > o.deadline.value() || (o.budget_usd && c.screen_cost > *o.budget_usd)) continue;
       ++plan.meet;
+      if (plan.cloud.size() < 4000) plan.cloud.push_back({c.screen_wall_s, c.screen_cost});
       meeting.push_back(std::move(c));
     }
   }
@@ -173,6 +176,13 @@ Plan MakePlan(const PlanOptions& o) {
       (!o.budget_usd || plan.simulated.front().cost <= *o.budget_usd)) {
     plan.recommended = 0;
     const Candidate& r = plan.simulated.front();
+    if (o.trace) {
+      std::vector<std::string> sets = o.sets;
+      sets.insert(sets.end(), r.overrides.begin(), r.overrides.end());
+      plan.recommended_scenario = LoadScenario(o.scenario, sets);
+      plan.trace.emplace();
+      Simulate(*plan.recommended_scenario, false, &*plan.trace);
+    }
     plan.reasons.push_back(fmt::format("the cheapest simulated candidate that finishes in time: {} on {} x {}, {} and {:.0f} USD",
                                        r.Layout(), r.nodes, r.node, Days(r.wall_s), r.cost));
     plan.reasons.push_back("its step goes to compute first, then to " + r.bottleneck);

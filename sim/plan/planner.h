@@ -24,6 +24,7 @@ struct PlanOptions {
   std::vector<std::string> gpus;       // GPU names to consider (substring of the catalog name); empty: every node
   int max_gpus = 512;
   int simulate = 6;                    // candidates simulated on SimGrid
+  bool trace = false;                  // keep the recommended candidate's simulated step (for the report)
 };
 
 struct Candidate {
@@ -34,6 +35,7 @@ struct Candidate {
   Recompute recompute = Recompute::kNone;
   double per_node_hour = 0;
   std::string price_source;
+  Bytes memory, capacity;               // per GPU, the fullest stage, and the GPU's
   ScreenEstimate screen;
   double screen_wall_s = 0, screen_cost = 0;
   std::optional<StepResult> simulated;  // for the simulated ones
@@ -51,6 +53,9 @@ struct Plan {
   std::optional<size_t> recommended;  // index into `simulated`
   std::vector<std::string> reasons;
   double worst_disagreement = 0;      // largest |screened / simulated step - 1| among the simulated
+  std::vector<std::pair<double, double>> cloud;  // (wall clock s, cost USD) of screened candidates that meet, at most 4,000
+  std::optional<StepTrace> trace;     // the recommended candidate's step, with PlanOptions::trace
+  std::optional<Scenario> recommended_scenario;
 };
 
 Plan MakePlan(const PlanOptions& o);
