@@ -92,6 +92,7 @@ Plan MakePlan(const PlanOptions& o) {
   }
   Plan plan;
   std::vector<Candidate> meeting;
+  std::optional<Candidate> cheapest;  // of every candidate that fits, deadline or not
   const auto t0 = Clock::now();
   for (const std::string& node : nodes) {
     std::vector<std::string> sets = o.sets;
@@ -130,6 +131,7 @@ Plan MakePlan(const PlanOptions& o) {
       c.screen_cost = c.screen_wall_s / 3600 * c.nodes * c.per_node_hour;
       c.wall_s = c.screen_wall_s, c.cost = c.screen_cost;
       c.overrides = Overrides(c);
+      if (!cheapest || c.screen_cost < cheapest->screen_cost) cheapest = c;
       if (c.screen_wall_s > o.deadline.value() || (o.budget_usd && c.screen_cost > *o.budget_usd)) continue;
       ++plan.meet;
       if (plan.cloud.size() < 4000) plan.cloud.push_back({c.screen_wall_s, c.screen_cost});
@@ -186,11 +188,15 @@ Plan MakePlan(const PlanOptions& o) {
     plan.reasons.push_back(fmt::format("the cheapest simulated candidate that finishes in time: {} on {} x {}, {} and {:.0f} USD",
                                        r.Layout(), r.nodes, r.node, Days(r.wall_s), r.cost));
     plan.reasons.push_back("its step goes to compute first, then to " + r.bottleneck);
+    if (cheapest && cheapest->screen_cost < r.cost && cheapest->screen_wall_s > o.deadline.value())
+      plan.reasons.push_back(fmt::format(
+          "the cheapest configuration that fits ({} on {} x {}, {:.0f} USD screened) would take {}: past the deadline",
+          cheapest->Layout(), cheapest->nodes, cheapest->node, cheapest->screen_cost, Days(cheapest->screen_wall_s)));
     for (size_t k = 1; k < plan.simulated.size(); ++k) {
       const Candidate& next = plan.simulated[k];
       if (next.wall_s < r.wall_s) {
-        plan.reasons.push_back(fmt::format("{:.1f} days faster costs {:.0f} USD more ({} on {} x {})",
-                                           (r.wall_s - next.wall_s) / 86400, next.cost - r.cost, next.Layout(),
+        plan.reasons.push_back(fmt::format("finishing {} sooner costs {:.0f} USD more ({} on {} x {})",
+                                           Days(r.wall_s - next.wall_s), next.cost - r.cost, next.Layout(),
                                            next.nodes, next.node));
         break;
       }
