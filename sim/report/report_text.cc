@@ -95,13 +95,28 @@ void Header(std::string& o, const Scenario& s) {
                      t.method == Method::kFull ? "" : fmt::format(", LoRA rank {}", t.lora_rank));
 }
 
+// "  name        12.3 GiB" for a part above zero.
+void BytesRow(std::string& o, const char* name, Bytes b) {
+  if (b.value() > 0) o += fmt::format("  {:<22}{:>12}\n", name, Gib(b));
+}
+
+// Each suggestion's change and the --set flags that make it (any type with
+// `change` and `overrides`).
+template <class Suggestion>
+void SuggestionLines(std::string& o, const std::string& heading, const std::vector<Suggestion>& list) {
+  o += "  " + heading + ":\n";
+  for (const Suggestion& x : list) {
+    std::string flags;
+    for (const auto& f : x.overrides) flags += " --set " + f;
+    o += fmt::format("    - {}{}\n", x.change, flags.empty() ? "" : "   (" + flags.substr(1) + ")");
+  }
+}
+
 void MemoryTable(std::string& o, const MemoryBreakdown& m, const std::vector<FitSuggestion>& sug) {
   o += fmt::format("\nMemory per GPU (pipeline stage {}): {}  {} of {} ({:.0f}%)\n", m.stage,
                    m.fits ? "FITS" : "DOES NOT FIT", Gib(m.total), Gib(m.capacity),
                    100 * m.total.value() / m.capacity.value());
-  auto row = [&](const char* name, Bytes b) {
-    if (b.value() > 0) o += fmt::format("  {:<22}{:>12}\n", name, Gib(b));
-  };
+  auto row = [&](const char* name, Bytes b) { BytesRow(o, name, b); };
   row("weights", m.weights);
   row("gradients", m.gradients);
   row("optimizer states", m.optimizer);
@@ -174,9 +189,7 @@ void HostMemoryTable(std::string& o, const Result& r) {
   }
   o += fmt::format("\nHost memory per node: {}  {} of {} ({:.0f}%)\n", h.fits ? "FITS" : "DOES NOT FIT", Gib(h.total),
                    Gib(h.capacity), 100 * h.total.value() / h.capacity.value());
-  auto row = [&](const char* name, Bytes b) {
-    if (b.value() > 0) o += fmt::format("  {:<22}{:>12}\n", name, Gib(b));
-  };
+  auto row = [&](const char* name, Bytes b) { BytesRow(o, name, b); };
   row("training processes", h.processes);
   row("dataloader workers", h.workers);
   row("prefetched batches", h.batches);
@@ -187,12 +200,7 @@ void HostMemoryTable(std::string& o, const Result& r) {
     o += fmt::format("  {:<22}{:>12}   holds {:.0f}% of the dataset ({}) for later epochs\n", "page cache room",
                      Gib(h.page_cache), 100 * std::min(1.0, h.page_cache.value() / d.size.value()), Gib(d.size));
   if (h.fits) return;
-  o += "  Would fit with:\n";
-  for (const HostSuggestion& x : r.host_suggestions) {
-    std::string flags;
-    for (const auto& f : x.overrides) flags += " --set " + f;
-    o += fmt::format("    - {}   ({})\n", x.change, flags.substr(1));
-  }
+  SuggestionLines(o, "Would fit with", r.host_suggestions);
 }
 
 // Bytes in decimal units (a checkpoint's size, as storage is sold).
@@ -237,12 +245,7 @@ void DataTable(std::string& o, const Result& r) {
   o += fmt::format("  stalls the GPUs {} per step ({:.1f}%): {}\n", Duration(st.breakdown.data_stall),
                    100 * st.breakdown.data_stall.value() / st.step_time.value(), v.stages.front().name);
   if (v.suggestions.empty()) return;
-  o += "  Would keep up with:\n";
-  for (const DataSuggestion& x : v.suggestions) {
-    std::string flags;
-    for (const auto& f : x.overrides) flags += " --set " + f;
-    o += fmt::format("    - {}{}\n", x.change, flags.empty() ? "" : "   (" + flags.substr(1) + ")");
-  }
+  SuggestionLines(o, "Would keep up with", v.suggestions);
 }
 
 }  // namespace

@@ -169,5 +169,18 @@ check "collectives bad --set value names the flag" grep -q -- "--set pcie.lanes=
 check "collectives --set typo exits 2" test $rc -eq 2
 check "collectives --set typo suggests" grep -q "did you mean 'lanes'" err.txt
 
+# --trace: a Chrome trace of the step; never over an input.
+"$SIM" "$ROOT/scenarios/7b_lora_4x4090.yaml" --trace step.json >/dev/null 2>err.txt; rc=$?
+check "--trace exits 0" test $rc -eq 0
+check "--trace writes trace events" python3 -c "import json,sys; j=json.load(open('step.json')); sys.exit(0 if any(e['ph']=='X' for e in j['traceEvents']) else 1)"
+cp "$ROOT/scenarios/7b_lora_4x4090.yaml" mine.yaml
+"$SIM" mine.yaml --trace mine.yaml >/dev/null 2>err.txt; rc=$?
+check "--trace onto the scenario exits 2" test $rc -eq 2
+check "--trace onto the scenario says so" grep -q "is the same file as the scenario" err.txt
+check "--trace left the scenario" cmp -s mine.yaml "$ROOT/scenarios/7b_lora_4x4090.yaml"
+"$SIM" "$ROOT/scenarios/70b_8xA800_full.yaml" --trace full.json >/dev/null 2>err.txt; rc=$?
+check "--trace of a job that does not fit exits 2" test $rc -eq 2
+check "--trace of a job that does not fit says why" grep -q "no step was simulated" err.txt
+
 echo "cli: $pass passed, $fail failed"
 test $fail -eq 0
