@@ -9,6 +9,7 @@
 
 #include "sim/accounting/breakdown.h"
 #include "sim/engine/engine.h"
+#include "sim/job/interruptions.h"
 #include "sim/proto/workload.pb.h"
 #include "sim/model/fit_suggestions.h"
 #include "sim/model/host_memory.h"
@@ -45,8 +46,9 @@ struct StepResult {
   // first epoch's step (everything from the tier) and its steps.
   std::optional<Seconds> first_epoch_step;
   long long first_epoch_steps = 0;
-  Seconds wall_clock;             // the steps' time, plus checkpoint pauses
+  Seconds wall_clock;             // the steps' time, plus checkpoint pauses (and with interruptions their rework and restarts)
   std::optional<CheckpointResult> checkpoint;
+  std::optional<Interruptions> interruptions;
   std::optional<Usd> cost;
   int tasks = 0;
   long long flows = 0;

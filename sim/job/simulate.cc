@@ -10,6 +10,7 @@
 #include "sim/engine/engine.h"
 #include "sim/job/checkpoint.h"
 #include "sim/job/data_verdict.h"
+#include "sim/job/interruptions.h"
 #include "sim/job/result_check.h"
 #include "sim/model/compute_model.h"
 #include "sim/model/data_costs.h"
@@ -53,7 +54,17 @@ void Job(const Scenario& s, StepResult& st) {
   }
   if (s.checkpoint.enabled) {
     st.checkpoint = SimulateCheckpoints(s, st);
-    st.wall_clock += st.checkpoint->total_pause;
+    if (s.interruptions.enabled) {  // Daly's model: checkpoints, rework and restarts together
+      const CheckpointResult& c = *st.checkpoint;
+      const Seconds interval = s.checkpoint.every_steps > 0 ? st.step_time * double(s.checkpoint.every_steps)
+                                                            : s.checkpoint.every;
+      st.interruptions = ExpectInterruptions(st.wall_clock, interval, c.pause, s.interruptions.restart + c.restore,
+                                             s.cluster.gpus(), s.interruptions.gpu_mtbf,
+                                             s.interruptions.preemptions_per_hour);
+      st.wall_clock = st.interruptions->wall;
+    } else {
+      st.wall_clock += st.checkpoint->total_pause;
+    }
   }
   const double hours = st.wall_clock.value() / 3600;
   if (s.price.per_gpu_hour) st.cost = *s.price.per_gpu_hour * (hours * s.cluster.gpus());

@@ -83,6 +83,12 @@ nlohmann::json ToJson(const Result& r) {
                        {"count", c.count},
                        {"total_pause_s", c.total_pause.value()}};
   }
+  if (st.interruptions) {
+    const Interruptions& i = *st.interruptions;
+    j["interruptions"] = {{"mtbi_s", i.mtbi.value()},       {"expected", i.expected},
+                          {"goodput", i.goodput},            {"wall_clock_s", i.wall.value()},
+                          {"interval_s", i.interval.value()}, {"optimal_interval_s", i.optimal_interval.value()}};
+  }
   if (r.data) {
     json stages = json::array(), fixes = json::array();
     for (const DataStage& x : r.data->stages) stages.push_back({{"name", x.name}, {"samples_per_s", x.samples_per_s}});

@@ -226,6 +226,20 @@ void CheckpointTable(std::string& o, const Scenario& s, const StepResult& st) {
                    Duration(c.total_pause), c.count, 100 * c.total_pause.value() / st.wall_clock.value());
 }
 
+void InterruptionTable(std::string& o, const Scenario& s, const StepResult& st) {
+  const Interruptions& i = *st.interruptions;
+  const InterruptionSpec& spec = s.interruptions;
+  o += fmt::format("\nInterruptions (each GPU fails once per {:.0f} h, {:g} preemptions per hour; Daly's model)\n",
+                   spec.gpu_mtbf.value() / 3600, spec.preemptions_per_hour);
+  o += fmt::format("  {:<22}{:>10}   for the job's {} GPUs\n", "mean time between", Duration(i.mtbi), s.cluster.gpus());
+  o += fmt::format("  {:<22}{:>10.1f}   each losing the work since the last checkpoint and a restart of {}\n",
+                   "expected over the job", i.expected,
+                   Duration(spec.restart + (st.checkpoint ? st.checkpoint->restore : Seconds(0))));
+  o += fmt::format("  {:<22}{:>9.1f}%   of the wall clock is training\n", "goodput", 100 * i.goodput);
+  o += fmt::format("  {:<22}{:>10}   Daly's optimum for this checkpoint cost: {}\n", "checkpoint interval",
+                   Duration(i.interval), Duration(i.optimal_interval));
+}
+
 // The input pipeline's stages against what the GPUs consume, the
 // bottleneck when it stalls them, and what would remove it.
 void DataTable(std::string& o, const Result& r) {
@@ -260,6 +274,7 @@ std::string RenderText(const Result& r) {
                         r.memory.fits ? "host" : "GPU");
   if (r.step && r.data) DataTable(o, r);
   if (r.step && r.step->checkpoint) CheckpointTable(o, r.scenario, *r.step);
+  if (r.step && r.step->interruptions) InterruptionTable(o, r.scenario, *r.step);
   return o;
 }
 

@@ -25,4 +25,22 @@ CheckpointSpec ParseCheckpoint(const YamlView& v) {
   return c;
 }
 
+InterruptionSpec ParseInterruptions(const YamlView& v) {
+  v.ExpectKeys({"gpu_mtbf", "preemptions_per_hour", "restart", "source"});
+  InterruptionSpec i;
+  i.enabled = true;
+  i.gpu_mtbf = v.Has("gpu_mtbf") ? v.Get("gpu_mtbf").AsSeconds() : Seconds(kLlama3GpuMtbfHours * 3600);
+  if (v.Has("preemptions_per_hour")) {
+    i.preemptions_per_hour = v.Get("preemptions_per_hour").Number();
+    if (!(i.preemptions_per_hour >= 0 && i.preemptions_per_hour <= 100))
+      v.Get("preemptions_per_hour").Fail("\"" + v.Get("preemptions_per_hour").Str() +
+                                         "\" must be a rate in [0, 100] per hour");
+  }
+  // Assumption: re-provisioning and restarting the job's processes (10 min);
+  // reading the checkpoint back is simulated separately.
+  i.restart = v.Has("restart") ? v.Get("restart").AsSeconds(true) : Seconds(600);
+  if (v.Has("source")) v.Get("source").Name(4096);  // text, checked, not used
+  return i;
+}
+
 }  // namespace pf

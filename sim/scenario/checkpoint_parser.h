@@ -11,4 +11,14 @@ namespace pf {
 
 CheckpointSpec ParseCheckpoint(const YamlView& v);
 
+// The `interruptions:` section: gpu_mtbf (default: the Llama 3 pre-training
+// run's), preemptions_per_hour (default 0), restart (default 10 min).
+InterruptionSpec ParseInterruptions(const YamlView& v);
+
+// Llama 3's hardware failure rate: 419 unexpected interruptions in a 54-day
+// snapshot of pre-training on 16,384 H100 GPUs (Dubey et al. 2024, "The
+// Llama 3 Herd of Models", Sec. 3.3.4): one per 3.09 h for the job, one per
+// 50,675 h for each GPU.
+inline constexpr double kLlama3GpuMtbfHours = 54.0 * 24 * 16384 / 419;
+
 }  // namespace pf

@@ -239,7 +239,7 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   GraftBundledCluster(doc, *source);
   YamlView root(doc, "", source);
   root.ExpectKeys({"name", "description", "model", "cluster", "parallel", "training", "price", "data",
-                   "checkpoint"});
+                   "checkpoint", "interruptions"});
   Scenario s;
   s.file = path;
   s.name = root.Has("name") ? root.Get("name").Name()
@@ -252,6 +252,7 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   if (root.Has("price")) s.price = ParsePrice(root.Get("price"));
   if (root.Has("data")) s.data = ParseData(root.Get("data"));
   if (root.Has("checkpoint")) s.checkpoint = ParseCheckpoint(root.Get("checkpoint"));
+  if (root.Has("interruptions")) s.interruptions = ParseInterruptions(root.Get("interruptions"));
   ResolveDataParallel(s);
   if (auto e = Validate(s)) throw InputError(root.Find(e->key).location(), e->key, e->message);
   return s;

@@ -322,6 +322,17 @@ struct CheckpointSpec {
   bool async = false;
 };
 
+// What interrupts a long job: hardware failures (each GPU fails on average
+// once per `gpu_mtbf`) and spot preemptions (`preemptions_per_hour` for the
+// job), each costing `restart` (re-provisioning and restarting) plus the
+// checkpoint's restore and the work since the last checkpoint.
+struct InterruptionSpec {
+  bool enabled = false;
+  Seconds gpu_mtbf;
+  double preemptions_per_hour = 0;
+  Seconds restart;
+};
+
 struct PriceSpec {
   std::optional<Usd> per_gpu_hour;  // exactly one of these is set, or neither
   std::optional<Usd> per_node_hour;
@@ -337,6 +348,7 @@ struct Scenario {
   PriceSpec price;
   DataSpec data;
   CheckpointSpec checkpoint;
+  InterruptionSpec interruptions;
   Calibration calibration;  // fitted constants (calibration.h); not from YAML
   // Largest task graph BuildWorkload builds (sim/workload/size_estimate.h):
   // about 1.5 GB and a minute on a 2-core machine. Not from YAML; the

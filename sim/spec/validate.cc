@@ -280,6 +280,9 @@ std::optional<SpecError> Validate(const Scenario& s) {
   if (auto e = PageCacheFits(s)) return e;
   if (auto e = Data(s)) return e;
   if (auto e = Offloading(s)) return e;
+  if (s.interruptions.enabled && !s.checkpoint.enabled)
+    return SpecError{"interruptions", "need a checkpoint section: an interruption loses the work since the last "
+                                      "checkpoint (add checkpoint: {tier, every})"};
   if (s.checkpoint.enabled) return TierNamed(s, s.checkpoint.tier, "checkpoint.tier");
   return {};
 }
