@@ -27,6 +27,8 @@ double FlagQuantity(const std::string& flag, std::string text, Dimension dim) {
   }
   const ParsedQuantity q = ParseQuantity(text, dim);
   if (!q.value) throw InputError(Location{flag + " " + Shown(text), 0, 0}, "", q.error);
+  if (!(*q.value > 0))
+    throw InputError(Location{flag + " " + Shown(text), 0, 0}, "", "must be above zero");
   return *q.value * scale;
 }
 

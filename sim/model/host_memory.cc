@@ -92,8 +92,11 @@ double PageCacheHits(const Scenario& s) {
     if (t.name == d.tier && t.kind == StorageKind::kPageCache) return 0;  // read from memory already
   // Each node reads the whole dataset over the epochs (a new shard of it
   // every epoch): the cached share of it hits, uniformly.
-  const HostMemory h = EstimateHostMemory(s);
-  return std::min(1.0, h.page_cache.value() / d.size.value());
+  // The room host memory leaves, or less when a page_cache tier states its capacity.
+  double room = EstimateHostMemory(s).page_cache.value();
+  for (const StorageTier& t : s.cluster.storage)
+    if (t.kind == StorageKind::kPageCache && t.capacity.value() > 0) room = std::min(room, t.capacity.value());
+  return std::min(1.0, room / d.size.value());
 }
 
 std::vector<HostSuggestion> SuggestHostFits(const Scenario& s) {

@@ -36,13 +36,24 @@ std::string Days(double seconds) {
   return seconds < 2 * 86400 ? fmt::format("{:.1f} h", seconds / 3600) : fmt::format("{:.1f} days", seconds / 86400);
 }
 
-// Candidate layouts of `nodes` nodes of `base`'s node for the same job.
-void Layouts(const Scenario& base, int nodes, std::vector<Scenario>& out) {
+// Micro-batches tried: 1, 2, 4 and the scenario's own.
+std::vector<int> MicroBatches(int own) {
+  std::vector<int> out = {1, 2, 4};
+  if (std::find(out.begin(), out.end(), own) == out.end()) out.push_back(own);
+  return out;
+}
+
+// Candidate layouts of `nodes` nodes of `base`'s node for the same job
+// (`own_micro_batch`: the scenario's):
+// tp and pp powers of two up to 8 and 16 (Megatron-LM's and the published
+// runs' range), every ZeRO stage, micro-batches 1, 2, 4 and the scenario's,
+// each recompute policy; vp 1 (no interleaving).
+void Layouts(const Scenario& base, int nodes, int own_micro_batch, std::vector<Scenario>& out) {
   const int gpus = nodes * base.cluster.node.gpus_per_node;
   for (int tp : {1, 2, 4, 8})
     for (int pp : {1, 2, 4, 8, 16})
       for (int zero : {0, 1, 2, 3})
-        for (int mb : {1, 2, 4})
+        for (int mb : MicroBatches(own_micro_batch))
           for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
             if (tp > base.cluster.node.gpus_per_node || gpus % (tp * pp) != 0) continue;
             if (zero > 0 && gpus / (tp * pp) == 1) continue;  // ZeRO shards nothing over one replica
@@ -61,6 +72,7 @@ std::vector<std::string> Overrides(const Candidate& c) {
           fmt::format("cluster.nodes={}", c.nodes),
           fmt::format("parallel.tp={}", c.parallel.tp),
           fmt::format("parallel.pp={}", c.parallel.pp),
+          "parallel.vp=1",
           fmt::format("parallel.dp={}", c.parallel.dp),
           fmt::format("parallel.zero={}", c.parallel.zero),
           fmt::format("training.micro_batch={}", c.micro_batch),
@@ -93,19 +105,28 @@ Plan MakePlan(const PlanOptions& o) {
   Plan plan;
   std::vector<Candidate> meeting;
   std::optional<Candidate> cheapest;  // of every candidate that fits, deadline or not
+  std::vector<std::string> skipped;   // node types the scenario does not load with, and why
   const auto t0 = Clock::now();
   for (const std::string& node : nodes) {
+    // The node, with a plain layout that validates on one node (the
+    // candidates set their own).
     std::vector<std::string> sets = o.sets;
-    sets.push_back("cluster.node=" + node);
+    const int per_node = LoadNode(node, "--gpus").gpus_per_node;
+    for (std::string x : {"cluster.node=" + node, std::string("cluster.nodes=1"), std::string("parallel.tp=1"),
+                          std::string("parallel.pp=1"), std::string("parallel.vp=1"), std::string("parallel.zero=0"),
+                          "parallel.dp=" + std::to_string(per_node), std::string("training.micro_batch=1")})
+      sets.push_back(x);
     Scenario base;
     try {
       base = LoadScenario(o.scenario, sets);
-    } catch (const InputError&) {
+    } catch (const InputError& e) {
+      skipped.push_back(node + ": " + e.message());
       continue;  // the scenario with this node does not load (e.g. a precision it lacks)
     }
     const NodePrice& price = NodePrices().at(node);
     std::vector<Scenario> candidates;
-    for (int n = 1; n * base.cluster.node.gpus_per_node <= o.max_gpus; n *= 2) Layouts(base, n, candidates);
+    for (int n = 1; n * base.cluster.node.gpus_per_node <= o.max_gpus; n *= 2)
+      Layouts(base, n, scenario.training.micro_batch, candidates);
     for (Scenario& s : candidates) {
       ++plan.screened;
       if (Validate(s)) continue;
@@ -139,6 +160,9 @@ Plan MakePlan(const PlanOptions& o) {
     }
   }
   plan.screen_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (plan.screened == 0)
+    throw InputError(Location{o.scenario, 0, 0}, "",
+                     "no node type could run the scenario: " + (skipped.empty() ? std::string("none given") : skipped.front()));
   // The Pareto front of the screened candidates that meet the constraints.
   std::sort(meeting.begin(), meeting.end(), [](const Candidate& a, const Candidate& b) {
     return a.screen_cost != b.screen_cost ? a.screen_cost < b.screen_cost : a.screen_wall_s < b.screen_wall_s;
@@ -159,10 +183,16 @@ Plan MakePlan(const PlanOptions& o) {
   for (Candidate& c : chosen) {
     std::vector<std::string> sets = o.sets;
     sets.insert(sets.end(), c.overrides.begin(), c.overrides.end());
-    const Result r = Simulate(LoadScenario(o.scenario, sets));
+    Result r;
+    try {
+      r = Simulate(LoadScenario(o.scenario, sets));
+    } catch (const std::exception& e) {  // e.g. over the task budget: the candidate is left out, said why
+      plan.left_out.push_back(c.node + " " + c.Layout() + ": " + e.what());
+      continue;
+    }
     if (!r.step) continue;
     c.simulated = r.step;
-    c.wall_s = r.step->step_time.value() * double(r.step->steps);
+    c.wall_s = r.step->wall_clock.value();
     c.cost = c.wall_s / 3600 * c.nodes * c.per_node_hour;
     c.bottleneck = Bottleneck(r.step->breakdown);
     plan.worst_disagreement = std::max(plan.worst_disagreement,
@@ -228,11 +258,13 @@ std::string RenderPlan(const PlanOptions& o, const Plan& p) {
   for (const Candidate& c : p.pareto)
     out += fmt::format("    {:>10} {:>10.0f} USD   {} x {}, {}\n", Days(c.screen_wall_s), c.screen_cost, c.nodes,
                        c.node, c.Layout());
+  for (const std::string& why : p.left_out) out += "  left out (not simulated): " + why + "\n";
   if (!p.recommended) return out + "\n  No simulated candidate meets the constraints.\n";
   const Candidate& r = p.simulated[*p.recommended];
   out += "\n  Recommendation: " + fmt::format("{} x {}, {}\n", r.nodes, r.node, r.Layout());
   for (const std::string& why : p.reasons) out += "    - " + why + "\n";
   std::string flags;
+  for (const std::string& f : o.sets) flags += " --set " + f;
   for (const std::string& f : r.overrides) flags += " --set " + f;
   out += "    - price: " + fmt::format("{:.2f} USD per node-hour ({})\n", r.per_node_hour, r.price_source);
   out += "    - run it: build/simulate " + o.scenario + flags + "\n";

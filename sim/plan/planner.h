@@ -52,6 +52,7 @@ struct Plan {
   std::vector<Candidate> pareto;      // screened candidates no other beats on both time and cost
   std::optional<size_t> recommended;  // index into `simulated`
   std::vector<std::string> reasons;
+  std::vector<std::string> left_out;  // candidates whose simulation failed, and why
   double worst_disagreement = 0;      // largest |screened / simulated step - 1| among the simulated
   std::vector<std::pair<double, double>> cloud;  // (wall clock s, cost USD) of screened candidates that meet, at most 4,000
   std::optional<StepTrace> trace;     // the recommended candidate's step, with PlanOptions::trace

@@ -36,14 +36,24 @@ ScreenEstimate ScreenStep(const Scenario& s) {
   const Seconds send = p.pp > 1 ? CollectiveTime(s, CollectiveKind::kSendRecv,
                                                  {GpuIndex(p, 0, 0, 0), GpuIndex(p, 0, 0, 1)}, hidden / p.tp)
                                 : Seconds(0);
-  Seconds slot, last_backward, stage_params_time;
-  double most_params = 0;
-  for (int stage = 0; stage < p.pp * p.vp; ++stage) {
-    const StageCost c = CostOfStage(s, stage);
-    const Seconds work = c.fwd.seconds + c.bwd.seconds + tp_all_reduce * double(c.tp_fwd + c.tp_bwd);
-    slot = std::max(slot, work / double(p.vp));
-    last_backward = std::max(last_backward, c.bwd.seconds);
-    most_params = std::max(most_params, c.params * p.vp);
+  // Per stage, all its model chunks for one micro-batch: the slowest sets
+  // 1F1B's slot. Trained parameters (gradients) and held weights (ZeRO-3
+  // gathers: every weight, frozen or not) of the fullest stage.
+  Seconds slot, last_backward;
+  double most_params = 0, most_weights = 0;
+  for (int stage = 0; stage < p.pp; ++stage) {
+    Seconds work;
+    double params = 0, weights = 0;
+    for (int chunk = 0; chunk < p.vp; ++chunk) {
+      const int vstage = chunk * p.pp + stage;
+      const StageCost c = CostOfStage(s, vstage);
+      work += c.fwd.seconds + c.bwd.seconds + tp_all_reduce * double(c.tp_fwd + c.tp_bwd);
+      last_backward = std::max(last_backward, c.bwd.seconds);
+      params += c.params;
+      weights += s.model.kind == ModelKind::kVision ? c.params : ParamsPerTpRank(s.model, p, vstage).total();
+    }
+    slot = std::max(slot, work);
+    most_params = std::max(most_params, params), most_weights = std::max(most_weights, weights);
   }
   ScreenEstimate est;
   const double slots = micro_batches + p.pp - 1;
@@ -55,8 +65,8 @@ ScreenEstimate ScreenStep(const Scenario& s) {
   if (p.dp > 1) {
     const std::vector<int> group = DpGroup(p, 0);
     const Bytes grads(most_params * e);
-    if (p.zero >= 3) {  // per micro-batch a gather forward and backward and a reduce-scatter
-      const Seconds per = CollectiveTime(s, CollectiveKind::kAllGather, group, grads) * 2.0 +
+    if (p.zero >= 3) {  // per micro-batch the weights gathered forward and backward, the gradients reduce-scattered
+      const Seconds per = CollectiveTime(s, CollectiveKind::kAllGather, group, Bytes(most_weights * e)) * 2.0 +
                           CollectiveTime(s, CollectiveKind::kReduceScatter, group, grads);
       dp = std::max(Seconds(0), per * double(micro_batches) - est.compute);
     } else {

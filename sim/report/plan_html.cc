@@ -79,7 +79,7 @@ std::string ParetoChart(const Plan& p) {
                         x(c.wall_s / 3600), y(c.cost), p.recommended && *p.recommended == k ? "#e45756" : "#4c78a8",
                         HtmlEscape(c.node + ", " + c.Layout()), x(c.wall_s / 3600) + 7, y(c.cost) - 7, k + 1);
   }
-  return Frame("pareto", "Time against cost: every screened candidate that meets the constraints (blue dots), the "
+  return Frame("pareto", "Time against cost: the screened candidates that meet the constraints (blue dots, at most 4,000), the "
                          "Pareto front (orange), the simulated ones (numbered; red: recommended)",
                "job wall clock (hours)", "job cost (USD)", body);
 }

@@ -11,8 +11,9 @@ namespace pf {
 
 CheckpointSpec ParseCheckpoint(const YamlView& v);
 
-// The `interruptions:` section: gpu_mtbf (default: the Llama 3 pre-training
-// run's), preemptions_per_hour (default 0), restart (default 10 min).
+// The `interruptions:` section: gpu_mtbf_hours (default: the Llama 3
+// pre-training run's), preemptions_per_hour (default 0), restart (default
+// 10 min).
 InterruptionSpec ParseInterruptions(const YamlView& v);
 
 // Llama 3's hardware failure rate: 419 unexpected interruptions in a 54-day

@@ -15,16 +15,19 @@ namespace {
   throw InputError(Location{flag, 0, 0}, "", message);
 }
 
-// `text` split on commas at bracket depth 0.
+// `text` split on commas at bracket depth 0; empty when the brackets do
+// not balance.
 std::vector<std::string> SplitValues(const std::string& text) {
   std::vector<std::string> out(1);
   int depth = 0;
   for (char c : text) {
     if (c == '[' || c == '{') ++depth;
     if (c == ']' || c == '}') --depth;
+    if (depth < 0) return {};
     if (c == ',' && depth == 0) out.emplace_back();
     else out.back() += c;
   }
+  if (depth != 0) return {};
   return out;
 }
 
@@ -71,6 +74,7 @@ Grid ParseGrid(const std::vector<std::string>& flags) {
     if (a.key.empty()) Fail(flag, "the key before '=' is empty");
     if (!keys.insert(a.key).second) Fail(flag, "the key " + Shown(a.key) + " is swept twice; give its values in one --grid");
     a.values = SplitValues(f.substr(eq + 1));
+    if (a.values.empty()) Fail(flag, "its [ ] and { } do not balance");
     for (const std::string& v : a.values)
       if (v.empty()) Fail(flag, "an empty value in the list (values are separated by commas)");
     points *= static_cast<long long>(a.values.size());

@@ -82,9 +82,9 @@ std::string Number(double x) { return fmt::format("{:.6g}", x); }
 
 }  // namespace
 
-std::string EvaluatePoint(const std::string& path, const std::vector<std::string>& sets, const Grid& grid,
-                          long long i, SweepFormat format) {
-  const Row row = Evaluate(path, sets, grid.Overrides(i));
+namespace {
+
+std::string Format(const Row& row, const Grid& grid, long long i, SweepFormat format) {
   const std::vector<std::string> values = grid.Values(i);
   if (format == SweepFormat::kJsonl) {
     json j;
@@ -101,6 +101,22 @@ std::string EvaluatePoint(const std::string& path, const std::vector<std::string
   line += "," + row.status + "," + Csv(row.reason);
   for (const auto& m : row.metrics) line += "," + (m ? Number(*m) : std::string());
   return line + "\n";
+}
+
+}  // namespace
+
+std::string EvaluatePoint(const std::string& path, const std::vector<std::string>& sets, const Grid& grid,
+                          long long i, SweepFormat format, bool* simulated) {
+  const Row row = Evaluate(path, sets, grid.Overrides(i));
+  if (simulated) *simulated = row.status == "ok";
+  return Format(row, grid, i, format);
+}
+
+std::string ErrorRow(const Grid& grid, long long i, SweepFormat format, const std::string& reason) {
+  Row row;
+  row.status = "error";
+  row.reason = reason;
+  return Format(row, grid, i, format);
 }
 
 std::string SweepHeader(const std::string& signature, const Grid& grid, const Shard& shard, SweepFormat format) {

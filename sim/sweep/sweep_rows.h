@@ -20,7 +20,11 @@ enum class SweepFormat { kCsv, kJsonl };
 // a point's own fault: a point that does not load, validate or fit is a row
 // saying why.
 std::string EvaluatePoint(const std::string& path, const std::vector<std::string>& sets, const Grid& grid,
-                          long long i, SweepFormat format);
+                          long long i, SweepFormat format, bool* simulated = nullptr);
+
+// The row of a point whose evaluation itself failed (its worker died):
+// status "error" with `reason`.
+std::string ErrorRow(const Grid& grid, long long i, SweepFormat format, const std::string& reason);
 
 // The file's first lines (with newlines): what the sweep is, and (CSV) the
 // column names.

@@ -1,6 +1,7 @@
 #include "sim/sweep/sweep_runner.h"
 
 #include <algorithm>
+#include <csignal>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -13,7 +14,9 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,16 +45,20 @@ bool ReadExactly(int fd, void* buf, size_t n) {
 // each axis is loaded with its first value, and an "unknown key" error on
 // that very key refuses the sweep. The scenario with the --set flags alone
 // must load too.
+// (A point that fails validation is a row; only an unknown key, or a path
+// below one, refuses the sweep. The scenario itself with the --set flags
+// need not validate: the grid may be what makes it valid.)
 void CheckKeys(const SweepOptions& o) {
-  LoadScenario(o.scenario, o.sets);
   for (const GridAxis& a : o.grid.axes) {
     std::vector<std::string> sets = o.sets;
     sets.push_back(a.key + "=" + a.values.front());
     try {
       LoadScenario(o.scenario, sets);
     } catch (const InputError& e) {
-      if (e.message().rfind("unknown key", 0) == 0 && e.key() == a.key)
-        throw InputError(Location{"--grid " + Shown(a.key), 0, 0}, "", e.message());
+      const bool on_key = e.key() == a.key || a.key.rfind(e.key() + ".", 0) == 0;
+      if (e.message().rfind("unknown key", 0) == 0 && on_key)
+        throw InputError(Location{"--grid " + Shown(a.key), 0, 0}, "",
+                         e.key() == a.key ? e.message() : e.key() + ": " + e.message());
     }
   }
 }
@@ -104,9 +111,13 @@ struct Worker {
 [[noreturn]] void WorkerLoop(const SweepOptions& o, int in, int out) {
   long long point;
   while (ReadExactly(in, &point, sizeof point)) {
-    const std::string row = EvaluatePoint(o.scenario, o.sets, o.grid, point, o.format);
+    bool simulated = false;
+    const std::string row = EvaluatePoint(o.scenario, o.sets, o.grid, point, o.format, &simulated);
     const uint64_t n = row.size();
-    if (!WriteAll(out, std::string(reinterpret_cast<const char*>(&n), sizeof n)) || !WriteAll(out, row)) _exit(3);
+    const char status = simulated ? 1 : 0;
+    if (!WriteAll(out, std::string(1, status) + std::string(reinterpret_cast<const char*>(&n), sizeof n)) ||
+        !WriteAll(out, row))
+      _exit(3);
   }
   _exit(0);
 }
@@ -115,6 +126,9 @@ struct Worker {
 
 SweepSummary RunSweep(const SweepOptions& o) {
   const auto start = Clock::now();
+  std::error_code same;
+  if (std::filesystem::equivalent(o.output, o.scenario, same))
+    throw InputError(Location{"-o " + o.output, 0, 0}, "", "is the scenario file itself; refusing to overwrite an input");
   CheckKeys(o);
   const std::string signature = SweepSignature(o.scenario, o.sets, o.grid);
   const std::string header = SweepHeader(signature, o.grid, o.shard, o.format);
@@ -150,20 +164,26 @@ SweepSummary RunSweep(const SweepOptions& o) {
     }
   }
   summary.already = static_cast<long long>(done);
-  std::FILE* out = std::fopen(o.output.c_str(), o.resume && exists ? "ab" : "wb");
-  if (!out) throw InputError(Location{"-o " + o.output, 0, 0}, "", std::string("cannot write: ") + std::strerror(errno));
-  if (!(o.resume && exists)) std::fputs(header.c_str(), out);
-  std::fflush(out);
 
-  // Workers, one per job (no more than points left), forked before any
-  // SimGrid run in this process.
+  // Workers, one per job (no more than points left, nor than the open-file
+  // limit allows: 4 descriptors each), forked before any SimGrid run in
+  // this process and before the results file is touched. A worker that
+  // dies must not kill the sweep through SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   std::deque<long long> queue(points.begin() + static_cast<long>(done), points.end());
-  const int jobs = static_cast<int>(std::min<long long>(std::max(1, o.jobs), std::max<long long>(1, queue.size())));
+  rlimit files{};
+  const long long fd_room = getrlimit(RLIMIT_NOFILE, &files) == 0 ? (long long)(files.rlim_cur) / 4 - 4 : 64;
+  const int jobs = static_cast<int>(
+      std::max<long long>(1, std::min<long long>({std::max(1, o.jobs), std::max<long long>(1, queue.size()), fd_room})));
   std::vector<Worker> workers;
   std::fflush(nullptr);
   for (int k = 0; k < jobs && !queue.empty(); ++k) {
     int in[2], back[2];
-    if (pipe(in) != 0 || pipe(back) != 0) throw std::runtime_error(std::string("pipe(): ") + std::strerror(errno));
+    if (pipe(in) != 0) throw std::runtime_error(std::string("pipe(): ") + std::strerror(errno));
+    if (pipe(back) != 0) {
+      close(in[0]), close(in[1]);
+      throw std::runtime_error(std::string("pipe(): ") + std::strerror(errno));
+    }
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork(): ") + std::strerror(errno));
     if (pid == 0) {
@@ -186,6 +206,11 @@ SweepSummary RunSweep(const SweepOptions& o) {
   };
   for (Worker& w : workers) assign(w);
 
+  std::FILE* out = std::fopen(o.output.c_str(), o.resume && exists ? "ab" : "wb");
+  if (!out) throw InputError(Location{"-o " + o.output, 0, 0}, "", std::string("cannot write: ") + std::strerror(errno));
+  if (!(o.resume && exists)) std::fputs(header.c_str(), out);
+  std::fflush(out);
+
   // Rows come back in any order and leave in point order.
   std::map<long long, std::string> waiting;
   size_t next = done;
@@ -203,16 +228,29 @@ SweepSummary RunSweep(const SweepOptions& o) {
       const auto f = std::find_if(fds.begin(), fds.end(), [&](const pollfd& p) { return p.fd == w.from; });
       if (f == fds.end() || !(f->revents & (POLLIN | POLLHUP))) continue;
       uint64_t n = 0;
+      char status = 0;
       std::string row;
-      if (ReadExactly(w.from, &n, sizeof n)) {
+      if (ReadExactly(w.from, &status, 1) && ReadExactly(w.from, &n, sizeof n) && n < (1u << 30)) {
         row.resize(n);
         if (!ReadExactly(w.from, row.data(), n)) row.clear();
       }
-      if (row.empty()) throw std::runtime_error(fmt::format("the sweep worker on point {} ended without a row", w.point));
-      if (row.find(",ok,") == std::string::npos && row.find("\"status\":\"ok\"") == std::string::npos)
-        ++summary.infeasible;
-      waiting[w.point] = std::move(row);
       ++summary.simulated;
+      if (row.empty()) {  // the worker died on this point: a row says so, the others go on
+        int code = 0;
+        waitpid(w.pid, &code, 0);
+        const std::string why = WIFSIGNALED(code) ? fmt::format("the sweep worker was killed by signal {} ({})",
+                                                                WTERMSIG(code), strsignal(WTERMSIG(code)))
+                                                  : "the sweep worker ended without a row";
+        waiting[w.point] = ErrorRow(o.grid, w.point, o.format, why);
+        ++summary.infeasible;
+        close(w.to), close(w.from);
+        w.to = w.from = -1, w.point = -1, w.pid = -1;
+        if (std::none_of(workers.begin(), workers.end(), [](const Worker& x) { return x.pid > 0; }) && !queue.empty())
+          throw std::runtime_error("every sweep worker died; the rows so far are in the file (--resume goes on)");
+        continue;
+      }
+      if (status == 0) ++summary.infeasible;
+      waiting[w.point] = std::move(row);
       assign(w);
     }
     for (auto it = waiting.find(points[next]); it != waiting.end(); it = waiting.find(points[next])) {
@@ -224,8 +262,10 @@ SweepSummary RunSweep(const SweepOptions& o) {
     if (o.progress)
       DrawProgress(static_cast<long long>(next), total, std::chrono::duration<double>(Clock::now() - start).count());
   }
-  for (Worker& w : workers) close(w.to);
+  for (Worker& w : workers)
+    if (w.to >= 0) close(w.to);
   for (Worker& w : workers) {
+    if (w.pid <= 0) continue;
     int status = 0;
     while (waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
     }
@@ -278,19 +318,15 @@ long long MergeSweeps(const std::vector<std::string>& inputs, const std::string&
                      fmt::format("{} of {} points are missing (first: {}): a shard file is missing or incomplete",
                                  total - static_cast<long long>(rows.size()), total, list));
   }
-  // The whole sweep's header: shard 0 of 1.
+  // The whole sweep's header: the first shard's, as shard 0 of 1.
   std::string head;
-  if (format == SweepFormat::kCsv)
+  if (format == SweepFormat::kCsv) {
     head = fmt::format("# preflight sweep {} points={} shard=0/1\n", signature, total) + columns;
-  else
-    head = fmt::format("{{\"keys\":{},\"points\":{},\"preflight_sweep\":\"{}\",\"shard\":\"0/1\"}}\n", "KEYS", total,
-                       signature);
-  if (format == SweepFormat::kJsonl) {  // the keys as the shards list them
+  } else {
     bool truncated = false;
-    const std::string first = Lines(inputs.front(), truncated).front();
-    const size_t at = first.find("\"keys\":");
-    const size_t end = first.find(']', at);
-    head.replace(head.find("KEYS"), 4, first.substr(at + 7, end - at - 6));
+    nlohmann::json first = nlohmann::json::parse(Lines(inputs.front(), truncated).front(), nullptr, false);
+    first["shard"] = "0/1";
+    head = first.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   std::string text = head;
   for (const auto& [_, row] : rows) text += row;

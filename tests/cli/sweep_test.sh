@@ -66,6 +66,13 @@ bad "shard 3/2" "--shard 3/2: expected K/N with 0 <= K < N" "$SIM" sweep "$SC" "
 bad "resume of another sweep" "is not this sweep's results" "$SIM" sweep "$SC" --grid parallel.dp=1,2 -o one.csv --resume -q
 bad "merge of two sweeps" "is from another sweep" "$SIM" merge -o one.csv s0.csv j0.jsonl
 bad "merge with a shard missing" "6 of 18 points are missing (first: 1, 4, 7" "$SIM" merge -o one.csv s0.csv s2.csv
+cp "$SC" scenario_copy.yaml
+"$SIM" sweep scenario_copy.yaml --grid parallel.dp=1,2 -o scenario_copy.yaml -q >out.txt 2>err.txt; rc=$?
+check "-o onto the scenario exits 2" test $rc -eq 2
+check "-o onto the scenario says so" grep -q "is the scenario file itself" err.txt
+check "-o onto the scenario leaves it" cmp -s scenario_copy.yaml "$SC"
+bad "unbalanced brackets" "its [ ] and { } do not balance" "$SIM" sweep "$SC" --grid "parallel.dp=[1,2" -o one.csv -q
+bad "an unknown key below a known one" "--grid training.bogus.x: training.bogus: unknown key 'bogus'" "$SIM" sweep "$SC" --grid training.bogus.x=1 -o one.csv -q
 bad "merge of a shard twice" "is given twice" "$SIM" merge -o one.csv s0.csv s0.csv s1.csv s2.csv
 
 echo "sweep_test: $pass passed, $fail failed"

@@ -91,7 +91,7 @@ cat >"$T/sweep.sbatch" <<JOB
 #SBATCH --output=$T/shard_%a.log
 "$SIM" sweep "$SC" $GRID -q --shard \${SLURM_ARRAY_TASK_ID}/4 -o "$T/shard_\${SLURM_ARRAY_TASK_ID}.csv"
 JOB
-sbatch --wait "$T/sweep.sbatch" >"$T/sbatch.out" 2>&1; rc=$?
+timeout 300 sbatch --wait "$T/sweep.sbatch" >"$T/sbatch.out" 2>&1; rc=$?
 check "the job array ran" test $rc -eq 0
 for k in 0 1 2 3; do check "shard $k written" test -s "$T/shard_$k.csv"; done
 "$SIM" merge -o "$T/merged.csv" "$T"/shard_{0,1,2,3}.csv 2>"$T/merge.err"; rc=$?

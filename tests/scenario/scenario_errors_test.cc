@@ -161,7 +161,7 @@ std::vector<Case> Cases() {
        21, 34, "data.format", "\"jpeg\" holds images", "reads text: text or tokens"},
       {"CheckpointEveryZero", {{"  nodes: 1\n", "  nodes: 1\n  storage: [{kind: local_nvme, read: 6GB/s, write: 3GB/s}]\n"},
                                {"16USD}\n", "16USD}\ncheckpoint: {tier: local_nvme, every: 0s}\n"}},
-       21, 39, "checkpoint.every", "\"0s\"", "must be between 1s and 1 year"},
+       21, 39, "checkpoint.every", "\"0s\"", "must be between 1s and 1d"},
       {"CheckpointOnATierTheClusterLacks", {{"16USD}\n", "16USD}\ncheckpoint: {tier: pfs, every: 30min}\n"}},
        20, 20, "checkpoint.tier", "\"pfs\"", "is not a storage tier of the cluster"},
       {"PageCacheBeyondHostMemory", {{"  nodes: 1\n", "  nodes: 1\n  storage: [{kind: page_cache, read: 50GB/s, capacity: 4TiB}]\n"}},
