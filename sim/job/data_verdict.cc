@@ -9,7 +9,6 @@
 #include "sim/model/data_costs.h"
 #include "sim/model/host_memory.h"
 #include "sim/spec/names.h"
-#include "sim/workload/rank_layout.h"
 
 namespace pf {
 namespace {
@@ -21,13 +20,6 @@ const StorageTier& TierOf(const Scenario& s) {
   for (const StorageTier& t : s.cluster.storage)
     if (t.name == s.data.tier) return t;
   return s.cluster.storage.front();  // unreachable: Validate checks the tier
-}
-
-// The most data-parallel ranks whose loaders share one node.
-int RanksPerNode(const Scenario& s) {
-  std::vector<int> per_node(s.cluster.nodes, 0);
-  for (int d = 0; d < s.parallel.dp; ++d) ++per_node[GpuIndex(s.parallel, 0, d, 0) / s.cluster.node.gpus_per_node];
-  return std::max(1, *std::max_element(per_node.begin(), per_node.end()));
 }
 
 // A local tier of the cluster that holds the dataset (page cache or NVMe).
@@ -48,7 +40,7 @@ void Suggest(const Scenario& s, DataVerdict& v, const std::string& stage) {
   const NodeSpec& n = s.cluster.node;
   const SampleCost one = CostOfSample(s);
   const StorageTier& tier = TierOf(s);
-  const int ranks = RanksPerNode(s);
+  const int ranks = LoadersPerNode(s);
   auto add = [&](std::string change, std::vector<std::string> flags) {
     for (const DataSuggestion& x : v.suggestions)
       if (x.overrides == flags && !flags.empty()) return;
@@ -86,7 +78,7 @@ DataVerdict JudgeData(const Scenario& s, const StepResult& step) {
   const NodeSpec& n = s.cluster.node;
   const SampleCost one = CostOfSample(s);
   const StorageTier& tier = TierOf(s);
-  const int ranks = RanksPerNode(s);
+  const int ranks = LoadersPerNode(s);
   const double workers = d.workers;
   DataVerdict v;
   // Storage: a local tier's media per node; a shared tier's servers (media

@@ -36,6 +36,8 @@ constexpr double kOffloadParamBytes = 2;
 // Every GPU of a node is one training process.
 int GpusPerNode(const Scenario& s) { return s.cluster.node.gpus_per_node; }
 
+}  // namespace
+
 // The most data-parallel ranks whose loaders run on one node: one per rank,
 // on its first pipeline stage's TP rank 0 (workload/dataloader.h; Megatron
 // builds its data iterator there, and with tp = pp = 1 that is every GPU).
@@ -46,7 +48,6 @@ int LoadersPerNode(const Scenario& s) {
   return std::max(1, *std::max_element(per_node.begin(), per_node.end()));
 }
 
-}  // namespace
 
 HostMemory EstimateHostMemory(const Scenario& s) {
   const int gpus = GpusPerNode(s);

@@ -26,6 +26,9 @@ struct HostMemory {
   bool fits = true;
 };
 
+// The most data-parallel ranks whose loaders run on one node (at least 1).
+int LoadersPerNode(const Scenario& s);
+
 // The fullest node.
 HostMemory EstimateHostMemory(const Scenario& s);
 

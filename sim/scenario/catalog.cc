@@ -36,13 +36,20 @@ std::string ClusterPath(const std::string& name) {
 std::string ModelPath(const std::string& name) { return DataDir() + "/models/" + name + ".yaml"; }
 std::string NodePath(const std::string& name) { return DataDir() + "/topologies/" + name + ".yaml"; }
 
+// The `section` mapping of a catalog file under topologies/, whose top-level
+// keys must be among `keys`.
+static YamlView CatalogSection(const std::string& file, const std::vector<std::string>& keys,
+                               const std::string& section) {
+  std::string path = DataDir() + "/topologies/" + file;
+  auto source = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
+  YamlView root(LoadYamlFile(path), "", source);
+  root.ExpectKeys(keys);
+  return root.Get(section);
+}
+
 const std::map<std::string, GpuSpec>& GpuCatalog() {
   static const std::map<std::string, GpuSpec> catalog = [] {
-    std::string path = DataDir() + "/topologies/gpus.yaml";
-    auto source = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
-    YamlView root(LoadYamlFile(path), "", source);
-    root.ExpectKeys({"gpus"});
-    YamlView gpus = root.Get("gpus");
+    YamlView gpus = CatalogSection("gpus.yaml", {"gpus"}, "gpus");
     std::map<std::string, GpuSpec> out;
     for (const auto& name : gpus.Keys()) out[name] = ParseGpu(gpus.Get(name), name);
     return out;
@@ -52,11 +59,7 @@ const std::map<std::string, GpuSpec>& GpuCatalog() {
 
 const std::map<std::string, NodePrice>& NodePrices() {
   static const std::map<std::string, NodePrice> prices = [] {
-    std::string path = DataDir() + "/topologies/prices.yaml";
-    auto source = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
-    YamlView root(LoadYamlFile(path), "", source);
-    root.ExpectKeys({"nodes"});
-    YamlView nodes = root.Get("nodes");
+    YamlView nodes = CatalogSection("prices.yaml", {"nodes"}, "nodes");
     std::map<std::string, NodePrice> out;
     for (const auto& name : nodes.Keys()) {
       YamlView v = nodes.Get(name);
@@ -70,11 +73,7 @@ const std::map<std::string, NodePrice>& NodePrices() {
 
 const std::map<std::string, CpuSpec>& CpuCatalog() {
   static const std::map<std::string, CpuSpec> catalog = [] {
-    std::string path = DataDir() + "/topologies/cpus.yaml";
-    auto source = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
-    YamlView root(LoadYamlFile(path), "", source);
-    root.ExpectKeys({"reference", "cpus"});
-    YamlView cpus = root.Get("cpus");
+    YamlView cpus = CatalogSection("cpus.yaml", {"reference", "cpus"}, "cpus");
     std::map<std::string, CpuSpec> out;
     for (const auto& name : cpus.Keys()) out[name] = ParseCpuModel(cpus.Get(name), name);
     return out;
