@@ -7,11 +7,7 @@
 set -u
 SIM="$1"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-pass=0; fail=0
-check() {  # name, condition (exit status of the rest)
-  local name="$1"; shift
-  if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: $name"; fi
-}
+source "$(dirname "$0")/../lib/check.sh"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"   # not the repo: bundled models and topologies must still be found
 
@@ -182,5 +178,4 @@ check "--trace left the scenario" cmp -s mine.yaml "$ROOT/scenarios/7b_lora_4x40
 check "--trace of a job that does not fit exits 2" test $rc -eq 2
 check "--trace of a job that does not fit says why" grep -q "no step was simulated" err.txt
 
-echo "cli: $pass passed, $fail failed"
-test $fail -eq 0
+finish cli

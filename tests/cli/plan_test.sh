@@ -7,8 +7,7 @@
 set -u
 SIM="$1"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-pass=0; fail=0
-check() { local name="$1"; shift; if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: $name"; fi; }
+source "$(dirname "$0")/../lib/check.sh"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 SC="$ROOT/scenarios/70b_8xA800.yaml"
@@ -31,15 +30,8 @@ check "the recommended flags give its step ($step vs ${got}s)" test "${step%s}" 
 check "an impossible deadline is an answer, not an error" test $rc -eq 0
 check "and says so" grep -q "no configuration meets the constraints" none.txt
 
-bad() {  # name, expected text, command...
-  local name="$1" text="$2"; shift 2
-  "$@" >out.txt 2>err.txt; local rc=$?
-  check "$name exits 2" test $rc -eq 2
-  check "$name says: $text" grep -qF -- "$text" err.txt
-}
 bad "deadline without a unit" "--deadline 14: \"14\": missing unit" "$SIM" plan "$SC" --deadline 14
 bad "budget in euros" "--budget 50kEUR: \"50kEUR\": unknown unit \"kEUR\" for a price (accepted: USD)" "$SIM" plan "$SC" --deadline 7d --budget 50kEUR
 bad "GPUs nobody prices" "--gpus: no bundled node with a price has these GPUs" "$SIM" plan "$SC" --deadline 7d --gpus B300
 
-echo "plan_test: $pass passed, $fail failed"
-test $fail -eq 0
+finish plan_test

@@ -9,11 +9,7 @@
 set -u
 SIM="$1"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-pass=0; fail=0
-check() {  # name, condition (exit status of the rest)
-  local name="$1"; shift
-  if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: $name"; fi
-}
+source "$(dirname "$0")/../lib/check.sh"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 SC="$ROOT/scenarios/7b_lora_4x4090.yaml"
@@ -52,28 +48,24 @@ check "JSON lines carry the point and its status" grep -q '"point":17,.*"status"
 
 # Bad input: exit 2, the flag named, the results file untouched.
 cp one.csv keep.csv
-bad() {  # name, expected text, command...
-  local name="$1" text="$2"; shift 2
-  "$@" >out.txt 2>err.txt; local rc=$?
-  check "$name exits 2" test $rc -eq 2
-  check "$name says: $text" grep -qF -- "$text" err.txt
-  check "$name leaves the results file" cmp -s one.csv keep.csv
+bad_keeping() {  # bad, and the results file is untouched
+  bad "$@"
+  check "$1 leaves the results file" cmp -s one.csv keep.csv
 }
-bad "unknown grid key" "--grid parallel.foo: unknown key 'foo'" "$SIM" sweep "$SC" --grid parallel.foo=1,2 -o one.csv -q
-bad "empty value" "--grid parallel.dp=1,,2: an empty value" "$SIM" sweep "$SC" --grid parallel.dp=1,,2 -o one.csv -q
-bad "no values" "--grid parallel.dp=: an empty value" "$SIM" sweep "$SC" --grid parallel.dp= -o one.csv -q
-bad "shard 3/2" "--shard 3/2: expected K/N with 0 <= K < N" "$SIM" sweep "$SC" "${GRID[@]}" --shard 3/2 -o one.csv -q
-bad "resume of another sweep" "is not this sweep's results" "$SIM" sweep "$SC" --grid parallel.dp=1,2 -o one.csv --resume -q
-bad "merge of two sweeps" "is from another sweep" "$SIM" merge -o one.csv s0.csv j0.jsonl
-bad "merge with a shard missing" "6 of 18 points are missing (first: 1, 4, 7" "$SIM" merge -o one.csv s0.csv s2.csv
+bad_keeping "unknown grid key" "--grid parallel.foo: unknown key 'foo'" "$SIM" sweep "$SC" --grid parallel.foo=1,2 -o one.csv -q
+bad_keeping "empty value" "--grid parallel.dp=1,,2: an empty value" "$SIM" sweep "$SC" --grid parallel.dp=1,,2 -o one.csv -q
+bad_keeping "no values" "--grid parallel.dp=: an empty value" "$SIM" sweep "$SC" --grid parallel.dp= -o one.csv -q
+bad_keeping "shard 3/2" "--shard 3/2: expected K/N with 0 <= K < N" "$SIM" sweep "$SC" "${GRID[@]}" --shard 3/2 -o one.csv -q
+bad_keeping "resume of another sweep" "is not this sweep's results" "$SIM" sweep "$SC" --grid parallel.dp=1,2 -o one.csv --resume -q
+bad_keeping "merge of two sweeps" "is from another sweep" "$SIM" merge -o one.csv s0.csv j0.jsonl
+bad_keeping "merge with a shard missing" "6 of 18 points are missing (first: 1, 4, 7" "$SIM" merge -o one.csv s0.csv s2.csv
 cp "$SC" scenario_copy.yaml
 "$SIM" sweep scenario_copy.yaml --grid parallel.dp=1,2 -o scenario_copy.yaml -q >out.txt 2>err.txt; rc=$?
 check "-o onto the scenario exits 2" test $rc -eq 2
 check "-o onto the scenario says so" grep -q "is the scenario file itself" err.txt
 check "-o onto the scenario leaves it" cmp -s scenario_copy.yaml "$SC"
-bad "unbalanced brackets" "its [ ] and { } do not balance" "$SIM" sweep "$SC" --grid "parallel.dp=[1,2" -o one.csv -q
-bad "an unknown key below a known one" "--grid training.bogus.x: training.bogus: unknown key 'bogus'" "$SIM" sweep "$SC" --grid training.bogus.x=1 -o one.csv -q
-bad "merge of a shard twice" "is given twice" "$SIM" merge -o one.csv s0.csv s0.csv s1.csv s2.csv
+bad_keeping "unbalanced brackets" "its [ ] and { } do not balance" "$SIM" sweep "$SC" --grid "parallel.dp=[1,2" -o one.csv -q
+bad_keeping "an unknown key below a known one" "--grid training.bogus.x: training.bogus: unknown key 'bogus'" "$SIM" sweep "$SC" --grid training.bogus.x=1 -o one.csv -q
+bad_keeping "merge of a shard twice" "is given twice" "$SIM" merge -o one.csv s0.csv s0.csv s1.csv s2.csv
 
-echo "sweep_test: $pass passed, $fail failed"
-test $fail -eq 0
+finish sweep_test

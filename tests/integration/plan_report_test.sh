@@ -9,8 +9,7 @@
 set -u
 SIM="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-pass=0; fail=0
-check() { local name="$1"; shift; if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: $name"; fi; }
+source "$(dirname "$0")/../lib/check.sh"
 command -v chromium >/dev/null || { echo "FAIL: chromium not installed (scripts/setup.sh test installs it)"; exit 1; }
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 # A scenario whose path carries markup.
@@ -32,5 +31,4 @@ check "the path's markup is text" grep -qF '&lt;b&gt;70b&amp;"plan".yaml' "$T/do
 check "no <b> element came from it" bash -c "! grep -qF '<b>70b' '$T/dom.html'"
 timeout 120 "${browser[@]}" --screenshot="$T/plan.png" --window-size=840,2400 "file://$T/plan.html" >>"$T/chromium.log" 2>&1
 check "a screenshot renders" test "$(stat -c %s "$T/plan.png" 2>/dev/null || echo 0)" -gt 20000
-echo "plan_report_test: $pass passed, $fail failed"
-test $fail -eq 0
+finish plan_report_test

@@ -14,8 +14,7 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 T=$(mktemp -d /tmp/preflight-slurm.XXXXXX)
 chmod 700 "$T"
 export SLURM_CONF="$T/slurm.conf"
-pass=0; fail=0
-check() { local name="$1"; shift; if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: $name"; fi; }
+source "$(dirname "$0")/../lib/check.sh"
 
 stop() {
   local f
@@ -99,5 +98,4 @@ check "merge exits 0" test $rc -eq 0
 "$SIM" sweep "$SC" $GRID -q -o "$T/local.csv" 2>/dev/null
 check "the Slurm sweep is the local sweep" cmp -s "$T/local.csv" "$T/merged.csv"
 
-echo "slurm_sweep_test: $pass passed, $fail failed"
-test $fail -eq 0
+finish slurm_sweep_test
