@@ -80,8 +80,9 @@ QuantityRange PhysicalRange(Dimension dim) {
     case Dimension::kBytesPerSecond: return {125, 1e14};
     // 1 GFLOP/s up to 100 PFLOP/s per GPU (B200 fp8 dense is 4.5 PFLOP/s).
     case Dimension::kFlopsPerSecond: return {1e9, 1e17};
-    // A cent up to a million USD per hour.
-    case Dimension::kUsd: return {0.01, 1e6};
+    // From a hundredth of a cent (a thousand object-store reads) up to a
+    // million (a node-hour of anything, a job's budget in --budget).
+    case Dimension::kUsd: return {1e-4, 1e6};
     // Up to 1e16 (tokens: the largest published runs train on ~1.5e13).
     case Dimension::kCount: return {1, 1e16};
   }

@@ -3,6 +3,7 @@
 // exit codes (0 ok, 1 job does not fit and --fail-on-oom, 2 bad input,
 // 3 internal error).
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "sim/engine/isolated_run.h"
 #include "sim/base/error.h"
 #include "sim/cli/collectives_command.h"
 #include "sim/cli/exit_status.h"
@@ -31,7 +33,7 @@ namespace {
 struct Options {
   std::string scenario_path, format = "text", emit_path, replay_path, trace_path;
   std::vector<std::string> overrides;
-  bool force = false, fail_on_oom = false, verbose = false;
+  bool force = false, fail_on_oom = false, verbose = false, no_intervals = false;
   double max_tasks = pf::Scenario{}.max_tasks;
 };
 
@@ -67,6 +69,12 @@ pf::Result Run(const Options& o) {
   RefuseOverwritingInputs(o);
   pf::Scenario s = pf::LoadScenario(o.scenario_path, o.overrides);
   s.max_tasks = o.max_tasks;
+  // One simulation per process in the in-process mode (a profiler's or a
+  // debugger's): the intervals' four more are skipped.
+  const char* in_process = std::getenv(pf::kInProcessEnv);
+  s.intervals = !o.no_intervals && !(in_process && std::string(in_process) == "1");
+  if (!o.no_intervals && !s.intervals)
+    std::cerr << "simulate: " << pf::kInProcessEnv << "=1 runs one simulation: no 90% intervals (--no-intervals)\n";
   if (o.replay_path.empty()) AnnounceLargeRun(s, o.force);
   if (o.verbose && o.replay_path.empty()) {
     const pf::SimulationSize size = pf::EstimateSimulationSize(s);
@@ -120,6 +128,8 @@ int main(int argc, char** argv) {
   app.add_option("--trace", o.trace_path, "write the simulated step as a Chrome trace / Perfetto JSON file");
   app.add_flag("--force", o.force, "simulate even when the job does not fit in memory");
   app.add_flag("--fail-on-oom", o.fail_on_oom, "exit with status 1 when the job does not fit");
+  app.add_flag("--no-intervals", o.no_intervals,
+               "skip the 90% intervals (four more simulations of the step for their sensitivity)");
   app.add_flag("--verbose", o.verbose, "print the simulation's size estimate before, and its real size after");
   app.add_option("--max-tasks", o.max_tasks, "largest step task graph to build (default 3e6)")
       ->check(CLI::Range(1.0, 1e8));

@@ -20,8 +20,7 @@ double LastEnd(const preflight::Workload& w, const TaskTimes& t, const char* nam
 
 }  // namespace
 
-CheckpointResult SimulateCheckpoints(const Scenario& s, const StepResult& st) {
-  const CheckpointSpec& spec = s.checkpoint;
+CheckpointResult SimulateCheckpoints(const Scenario& s) {
   CheckpointResult c;
   c.size = SizeOfCheckpoint(s).total();
   const preflight::Workload save = BuildCheckpointIo(s, false);
@@ -30,11 +29,6 @@ CheckpointResult SimulateCheckpoints(const Scenario& s, const StepResult& st) {
   c.write = Seconds(saved.makespan_s);
   const preflight::Workload load = BuildCheckpointIo(s, true);
   c.restore = Seconds(RunWorkload(s, load).makespan_s);
-  const double training = st.step_time.value() * double(st.steps);
-  const double interval = spec.every_steps > 0 ? st.step_time.value() * double(spec.every_steps) : spec.every.value();
-  c.count = spec.every_steps > 0 ? st.steps / spec.every_steps : static_cast<long long>(std::floor(training / interval));
-  c.pause = spec.async ? c.copy + Seconds(std::max(0.0, c.write.value() - interval)) : c.write;
-  c.total_pause = c.pause * double(c.count);
   return c;
 }
 

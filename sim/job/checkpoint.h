@@ -10,7 +10,8 @@
 
 namespace pf {
 
-// REQUIRES: s.checkpoint.enabled; `st` has its steps and step time.
-CheckpointResult SimulateCheckpoints(const Scenario& s, const StepResult& st);
+// Size, copy, write and restore (the pause and the count follow from the
+// job model, job_model.h). REQUIRES: s.checkpoint.enabled.
+CheckpointResult SimulateCheckpoints(const Scenario& s);
 
 }  // namespace pf

@@ -9,7 +9,10 @@
 
 #include "sim/accounting/breakdown.h"
 #include "sim/engine/engine.h"
+#include "sim/job/bill.h"
 #include "sim/job/interruptions.h"
+#include "sim/job/intervals.h"
+#include "sim/job/job_model.h"
 #include "sim/proto/workload.pb.h"
 #include "sim/model/fit_suggestions.h"
 #include "sim/model/host_memory.h"
@@ -33,6 +36,14 @@ struct CheckpointResult {
   Seconds total_pause;  // count x pause, included in the job's wall clock
 };
 
+// The job in one pricing mode: its time, its bill and their intervals.
+struct ModeOutcome {
+  PriceMode mode = PriceMode::kOnDemand;
+  JobTime time;
+  Bill bill;
+  std::optional<JobSpread> spread;  // when intervals are computed
+};
+
 struct StepResult {
   Seconds step_time;
   double tokens_per_step = 0;
@@ -46,10 +57,17 @@ struct StepResult {
   // first epoch's step (everything from the tier) and its steps.
   std::optional<Seconds> first_epoch_step;
   long long first_epoch_steps = 0;
-  Seconds wall_clock;             // the steps' time, plus checkpoint pauses (and with interruptions their rework and restarts)
+  Seconds wall_clock;             // the job model's (job_model.h): start-up, staging, steps, evaluation, checkpoints, interruptions
+  JobTime time;                   // its parts
   std::optional<CheckpointResult> checkpoint;
   std::optional<Interruptions> interruptions;
-  std::optional<Usd> cost;
+  std::optional<Usd> cost;        // the bill's total in the scenario's mode
+  std::optional<Bill> bill;
+  std::vector<ModeOutcome> modes;  // every mode the price offers (spot only with a preemption rate)
+  // 90% intervals of step, wall clock and cost in the scenario's mode, with
+  // the two efficiencies' fitted effect on the step (intervals.h).
+  std::optional<JobSpread> spread;
+  std::optional<Sensitivity> sensitivity;
   int tasks = 0;
   long long flows = 0;
 };

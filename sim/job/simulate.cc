@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -11,6 +13,8 @@
 #include "sim/job/checkpoint.h"
 #include "sim/job/data_verdict.h"
 #include "sim/job/interruptions.h"
+#include "sim/job/staging.h"
+#include "sim/workload/staging_emitter.h"
 #include "sim/job/result_check.h"
 #include "sim/model/compute_model.h"
 #include "sim/model/data_costs.h"
@@ -37,40 +41,144 @@ Result Verdict(const Scenario& s) {
   return r;
 }
 
-// The job built from one simulated step: steps, wall clock, cost.
-void Job(const Scenario& s, StepResult& st) {
+// The job model's inputs from the simulated step and the scenario;
+// `eval_batch`: one evaluation batch (forward only).
+JobInputs InputsOf(const Scenario& s, const StepResult& st, Seconds eval_batch) {
+  JobInputs in;
+  in.step = st.step_time;
+  in.steps = st.steps;
+  if (st.first_epoch_step) in.first_epoch_extra = (*st.first_epoch_step - st.step_time) * double(st.first_epoch_steps);
+  in.eval_batch = eval_batch;
+  in.eval_every_steps = s.job.eval_every_steps;
+  in.eval_batches = s.job.eval_batches;
+  in.startup = s.job.startup;
+  if (!s.job.stage_from.empty()) in.staging = SimulateStaging(s);
+  if (st.checkpoint) {
+    in.checkpoints = true;
+    in.async = s.checkpoint.async;
+    in.every_steps = s.checkpoint.every_steps;
+    in.every = s.checkpoint.every;
+    in.copy = st.checkpoint->copy, in.write = st.checkpoint->write, in.restore = st.checkpoint->restore;
+  }
+  if (s.interruptions.enabled) {
+    in.interruptions = true;
+    in.gpus = s.cluster.gpus();
+    in.gpu_mtbf = s.interruptions.gpu_mtbf;
+    in.preemptions_per_hour = s.interruptions.preemptions_per_hour;
+    in.restart = s.interruptions.restart;
+  }
+  return in;
+}
+
+// What the job reads and writes (bill.h): the training steps' reads from
+// data.tier (every sample of the first epoch, later epochs less the page
+// cache's hits), staging's reads, one checkpoint's size.
+JobUse UseOf(const Scenario& s, const StepResult& st) {
+  JobUse u;
+  if (s.data.enabled) {
+    const SampleCost c = CostOfSample(s);
+    u.dataset = s.data.size;
+    const double per_step = s.training.global_batch;
+    const double first = st.first_epoch_step ? double(st.first_epoch_steps) : 0;
+    const double samples = per_step * (first + (double(st.steps) - first) * (1 - PageCacheHits(s)));
+    u.tier_reads = samples * c.stored.value();
+    u.tier_requests = samples * c.requests;
+    if (!s.job.stage_from.empty()) u.staged = StagedBytesPerNode(s) * s.cluster.nodes;
+  }
+  if (st.checkpoint) u.checkpoint = st.checkpoint->size;
+  return u;
+}
+
+// The scenario with every link `k` times faster (NVLink, NVSwitch, NICs):
+// the network efficiency's effect on the step (intervals.h).
+Scenario FasterNetwork(Scenario s, double k) {
+  NodeSpec& n = s.cluster.node;
+  n.intra_bandwidth = n.intra_bandwidth * k;
+  n.gpu.nvlink_bidir = n.gpu.nvlink_bidir * k;
+  n.bridges.bandwidth = n.bridges.bandwidth * k;
+  n.nic_bandwidth = n.nic_bandwidth * k;
+  return s;
+}
+
+// The step's sensitivity to kernel and network efficiency: four more
+// simulations, every compute task (then every link) faster and slower.
+Sensitivity MeasureSensitivity(const Scenario& s, const preflight::Workload& w, Seconds step, const Uncertainty& u) {
+  double steps[5] = {step.value(), 0, 0, 0, 0};
+  google::protobuf::Arena arena(WorkloadArenaOptions());
+  auto* scaled = google::protobuf::Arena::CreateMessage<preflight::Workload>(&arena);
+  for (int i = 0; i < 2; ++i) {
+    const double k = i == 0 ? u.kernel : 1 / u.kernel;
+    scaled->CopyFrom(w);
+    for (auto& t : *scaled->mutable_tasks())
+      if (t.has_compute()) t.mutable_compute()->set_duration_s(t.compute().duration_s() / k);
+    steps[1 + i] = RunWorkload(s, *scaled).makespan_s;
+  }
+  steps[3] = RunWorkload(FasterNetwork(s, u.network), w).makespan_s;
+  steps[4] = RunWorkload(FasterNetwork(s, 1 / u.network), w).makespan_s;
+  return FitSensitivity(steps, u.kernel, u.network);
+}
+
+// The job built from one simulated step: steps, checkpoints, the job
+// model's wall clock, and with a price the bill in each mode offered.
+void Job(const Scenario& s, const preflight::Workload& w, StepResult& st) {
   const double steps = std::ceil(s.training.job_tokens / st.tokens_per_step);
   if (!(steps <= kMaxSteps))
     throw std::invalid_argument("training.tokens: " + Num(s.training.job_tokens) + " tokens at " +
                                 Num(st.tokens_per_step) + " per step take " + Num(steps) +
                                 " steps; Preflight counts up to " + Num(kMaxSteps));
   st.steps = static_cast<long long>(steps);
-  st.wall_clock = st.step_time * double(st.steps);
   if (st.first_epoch_step) {  // the first epoch reads the whole dataset from its tier
     const double samples = s.data.size.value() / CostOfSample(s).stored.value();
     const double per_step = s.training.global_batch;
     st.first_epoch_steps = std::min<long long>(st.steps, static_cast<long long>(std::ceil(samples / per_step)));
-    st.wall_clock += (*st.first_epoch_step - st.step_time) * double(st.first_epoch_steps);
   }
-  if (s.checkpoint.enabled) {
-    st.checkpoint = SimulateCheckpoints(s, st);
-    if (s.interruptions.enabled) {  // Daly's model: checkpoints, rework and restarts together
-      const CheckpointResult& c = *st.checkpoint;
-      const Seconds interval = s.checkpoint.every_steps > 0 ? st.step_time * double(s.checkpoint.every_steps)
-                                                            : s.checkpoint.every;
-      st.interruptions = ExpectInterruptions(st.wall_clock, interval, c.pause, s.interruptions.restart + c.restore,
-                                             s.cluster.gpus(), s.interruptions.gpu_mtbf,
-                                             s.interruptions.preemptions_per_hour);
-      st.wall_clock = st.interruptions->wall;
-    } else {
-      st.wall_clock += st.checkpoint->total_pause;
+  if (s.checkpoint.enabled) st.checkpoint = SimulateCheckpoints(s);
+  // Evaluation: forward passes only, a third of a training step's model
+  // FLOPs (2N of 6N per token), at the step's achieved rate.
+  const Seconds eval_batch =
+      w.hardware_flops() > 0 ? st.step_time * (w.model_flops() / 3 / w.hardware_flops()) : Seconds(0);
+  const JobInputs in = InputsOf(s, st, eval_batch);
+  const JobUse use = UseOf(s, st);
+  // Preemptions are the spot market's: with a price, only spot has them.
+  auto in_mode = [&](PriceMode m) {
+    JobInputs d = in;
+    if (s.price.enabled && m != PriceMode::kSpot) d.preemptions_per_hour = 0;
+    return d;
+  };
+  const JobInputs mine = in_mode(s.price.mode);
+  st.time = TimeJob(mine);
+  st.wall_clock = st.time.wall;
+  st.interruptions = st.time.interruptions;
+  if (st.checkpoint) {
+    st.checkpoint->count = st.time.checkpoints;
+    st.checkpoint->pause = st.time.pause;
+    st.checkpoint->total_pause = st.time.checkpoint_pauses;
+  }
+  const Uncertainty u;
+  if (s.intervals) st.sensitivity = MeasureSensitivity(s, w, st.step_time, u);
+  auto spread = [&](const JobInputs& d, std::optional<PriceMode> m) {
+    std::function<double(const JobTime&, double)> cost;
+    if (m) cost = [&s, &use, m](const JobTime& t, double k) { return BillJob(s, t, use, *m, k).total(); };
+    return SampleJob(d, *st.sensitivity, u, m == PriceMode::kSpot, cost);
+  };
+  if (s.price.enabled) {
+    for (const auto& [mode, rate] : s.price.modes) {
+      const JobInputs d = in_mode(mode);
+      if (mode == PriceMode::kSpot && !(d.interruptions && d.preemptions_per_hour > 0)) continue;  // unknown rate
+      ModeOutcome o;
+      o.mode = mode;
+      o.time = TimeJob(d);
+      o.bill = BillJob(s, o.time, use, mode);
+      if (st.sensitivity) o.spread = spread(d, mode);
+      st.modes.push_back(o);
     }
+    st.bill = BillJob(s, st.time, use, s.price.mode);
+    st.cost = Usd(st.bill->total());
+    if (!std::isfinite(st.cost->value()))
+      throw std::invalid_argument("price: the job's cost over " + Num(st.wall_clock.value() / 3600) +
+                                  " hours is not a finite number");
   }
-  const double hours = st.wall_clock.value() / 3600;
-  if (s.price.per_gpu_hour) st.cost = *s.price.per_gpu_hour * (hours * s.cluster.gpus());
-  if (s.price.per_node_hour) st.cost = *s.price.per_node_hour * (hours * s.cluster.nodes);
-  if (st.cost && !std::isfinite(st.cost->value()))
-    throw std::invalid_argument("price: the job's cost over " + Num(hours) + " hours is not a finite number");
+  if (st.sensitivity) st.spread = spread(mine, s.price.enabled ? std::optional<PriceMode>(s.price.mode) : std::nullopt);
 }
 
 // `built`: w is BuildWorkload(s)'s, so a first epoch (an empty page cache)
@@ -101,7 +209,7 @@ StepResult Step(const Scenario& s, const preflight::Workload& w, bool built, Ste
     BuildWorkload(first, *fw);
     st.first_epoch_step = Seconds(RunWorkload(first, *fw).makespan_s);
   }
-  Job(s, st);
+  Job(s, w, st);
   return st;
 }
 

@@ -100,7 +100,7 @@ Plan MakePlan(const PlanOptions& o) {
     std::string priced;
     for (const auto& [name, _] : NodePrices()) priced += (priced.empty() ? "" : ", ") + name;
     throw InputError(Location{"--gpus", 0, 0}, "",
-                     "no bundled node with a price has these GPUs (priced nodes, topologies/prices.yaml: " + priced + ")");
+                     "no bundled node with a price has these GPUs (priced nodes, topologies/offers.yaml: " + priced + ")");
   }
   Plan plan;
   std::vector<Candidate> meeting;
@@ -138,14 +138,9 @@ Plan MakePlan(const PlanOptions& o) {
       c.memory = memory.total, c.capacity = memory.capacity;
       c.node = node, c.nodes = s.cluster.nodes, c.gpus = s.cluster.gpus(), c.parallel = s.parallel;
       c.micro_batch = s.training.micro_batch, c.recompute = s.training.recompute;
-      c.per_node_hour = scenario.cluster.node.name == node && scenario.price.per_node_hour
-                            ? scenario.price.per_node_hour->value()
-                        : scenario.cluster.node.name == node && scenario.price.per_gpu_hour
-                            ? scenario.price.per_gpu_hour->value() * s.cluster.node.gpus_per_node
-                            : price.per_node_hour;
-      c.price_source = scenario.cluster.node.name == node && (scenario.price.per_node_hour || scenario.price.per_gpu_hour)
-                           ? "the scenario's price"
-                           : price.source;
+      const bool own = scenario.cluster.node.name == node && scenario.price.enabled;
+      c.per_node_hour = own ? scenario.price.rate().per_node_hour.value() : price.per_node_hour;
+      c.price_source = own ? "the scenario's price" : price.source;
       c.screen = ScreenStep(s);
       const double steps = std::ceil(s.training.job_tokens / s.training.tokens_per_step());
       c.screen_wall_s = c.screen.step.value() * steps;

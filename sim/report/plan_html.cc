@@ -244,7 +244,7 @@ std::string RenderPlanHtml(const PlanOptions& o, const Plan& p) {
   }
   h += "</table>\n";
   if (!p.simulated.empty()) h += ParetoChart(p) + BreakdownChart(p) + ScalingChart(p) + MemoryChart(p) + TimelineChart(p);
-  h += "<p><small>Preflight: every figure simulated or screened from the scenario; prices from topologies/prices.yaml "
+  h += "<p><small>Preflight: every figure simulated or screened from the scenario; prices from topologies/offers.yaml "
        "or the scenario.</small></p>\n</body></html>\n";
   return h;
 }

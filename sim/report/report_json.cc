@@ -1,3 +1,4 @@
+#include "sim/report/money_report.h"
 #include "sim/report/report.h"
 
 #include "sim/spec/names.h"
@@ -68,6 +69,12 @@ nlohmann::json ToJson(const Result& r) {
               {"first_epoch_steps", st.first_epoch_steps},
               {"wall_clock_s", st.wall_clock.value()},
               {"cost_usd", st.cost ? json(st.cost->value()) : json(nullptr)}};
+  json money = MoneyJson(r);
+  for (const char* q : {"_p05", "_p50", "_p95"}) {  // next to the headline step time
+    j[std::string("step_time_s") + q] = money[std::string("step_time_s") + q];
+    money.erase(std::string("step_time_s") + q);
+  }
+  j["job"].update(money);
   j["simulation"] = {{"tasks", st.tasks}, {"flows", st.flows}};
   if (st.checkpoint) {
     const CheckpointResult& c = *st.checkpoint;

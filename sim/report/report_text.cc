@@ -3,6 +3,8 @@
 #include "sim/model/model_math.h"
 #include "sim/model/vision.h"
 #include "sim/spec/names.h"
+#include "sim/report/format.h"
+#include "sim/report/money_report.h"
 #include "sim/report/report.h"
 
 namespace pf {
@@ -18,23 +20,6 @@ const char* NicLabel(NicKind k) {
 }
 
 std::string Gib(Bytes b) { return fmt::format("{:.1f} GiB", b.value() / kGiB); }
-
-std::string Duration(Seconds t) {
-  double s = t.value();
-  if (s < 1) return fmt::format("{:.1f} ms", s * 1e3);
-  if (s < 120) return fmt::format("{:.2f} s", s);
-  if (s < 2 * 3600) return fmt::format("{:.1f} min", s / 60);
-  if (s < 3 * 86400) return fmt::format("{:.1f} h", s / 3600);
-  return fmt::format("{:.1f} days", s / 86400);
-}
-
-std::string Count(double x) {
-  if (x >= 1e12) return fmt::format("{:.2f} T", x / 1e12);
-  if (x >= 1e9) return fmt::format("{:.2f} B", x / 1e9);
-  if (x >= 1e6) return fmt::format("{:.2f} M", x / 1e6);
-  if (x >= 1e3) return fmt::format("{:.1f} K", x / 1e3);
-  return fmt::format("{:.0f}", x);
-}
 
 void Header(std::string& o, const Scenario& s) {
   const ModelSpec& m = s.model;
@@ -142,7 +127,8 @@ void StepTable(std::string& o, const Result& r) {
   const StepResult& st = *r.step;
   const int gpus = r.scenario.cluster.gpus();
   o += "\nStep (simulated on SimGrid)\n";
-  o += fmt::format("  step time            {}\n", Duration(st.step_time));
+  o += fmt::format("  step time            {}{}\n", Duration(st.step_time),
+                   st.spread ? " " + Within(st.spread->step, [](double x) { return Duration(Seconds(x)); }) : "");
   const char* unit = r.scenario.model.kind == ModelKind::kVision ? "images" : "tokens";
   o += fmt::format("  throughput           {:.0f} {}/s ({:.0f} per GPU)\n", st.tokens_per_s, unit, st.tokens_per_s / gpus);
   o += fmt::format("  MFU / HFU            {:.1f}% / {:.1f}%\n", 100 * st.mfu, 100 * st.hfu);
@@ -164,21 +150,15 @@ void StepTable(std::string& o, const Result& r) {
   const Scenario& s = r.scenario;
   o += "\nJob\n";
   const char* units = s.model.kind == ModelKind::kVision ? "images" : "tokens";
-  o += fmt::format("  {} {} = {} steps of {} {}: {} wall clock\n", Count(s.training.job_tokens), units,
-                   st.steps, Count(st.tokens_per_step), units, Duration(st.wall_clock));
+  o += fmt::format("  {} {} = {} steps of {} {}: {} wall clock{}\n", Count(s.training.job_tokens), units,
+                   st.steps, Count(st.tokens_per_step), units, Duration(st.wall_clock),
+                   st.spread ? " " + Within(st.spread->wall, [](double x) { return Duration(Seconds(x)); }) : "");
   if (st.first_epoch_step)
     o += fmt::format("  first epoch          {} steps of {} (the dataset from {}; later epochs {:.0f}% from the page cache)\n",
                      st.first_epoch_steps, Duration(*st.first_epoch_step), s.data.tier, 100 * PageCacheHits(s));
   if (st.checkpoint)
     o += fmt::format("  checkpoints          {} pauses of {}, included\n", st.checkpoint->count, Duration(st.checkpoint->pause));
-  if (st.cost) {
-    std::string rate = s.price.per_gpu_hour
-                           ? fmt::format("{:.2f} USD per GPU-hour x {} GPUs", s.price.per_gpu_hour->value(), gpus)
-                           : fmt::format("{:.2f} USD per node-hour x {} node{}", s.price.per_node_hour->value(), s.cluster.nodes, s.cluster.nodes == 1 ? "" : "s");
-    o += fmt::format("  cost                 {:.0f} USD ({})\n", st.cost->value(), rate);
-  } else {
-    o += "  cost                 not computed: the scenario has no price\n";
-  }
+  JobLines(o, r);
 }
 
 void HostMemoryTable(std::string& o, const Result& r) {
@@ -275,6 +255,7 @@ std::string RenderText(const Result& r) {
   if (r.step && r.data) DataTable(o, r);
   if (r.step && r.step->checkpoint) CheckpointTable(o, r.scenario, *r.step);
   if (r.step && r.step->interruptions) InterruptionTable(o, r.scenario, *r.step);
+  if (r.step && !r.step->modes.empty()) MoneyTables(o, r);
   return o;
 }
 

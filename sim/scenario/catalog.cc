@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "sim/scenario/offers.h"
 #include "sim/scenario/spec_parsers.h"
 #include "sim/scenario/yaml_view.h"
 
@@ -28,7 +29,7 @@ static std::vector<std::string> Stems(const std::string& dir, const std::vector<
 }
 
 std::vector<std::string> BundledModels() { return Stems("models", {}); }
-std::vector<std::string> BundledNodes() { return Stems("topologies", {"gpus", "cpus", "prices"}); }
+std::vector<std::string> BundledNodes() { return Stems("topologies", {"gpus", "cpus", "offers"}); }
 std::vector<std::string> BundledClusters() { return Stems("topologies/clusters", {}); }
 std::string ClusterPath(const std::string& name) {
   return DataDir() + "/topologies/clusters/" + name + ".yaml";
@@ -36,15 +37,18 @@ std::string ClusterPath(const std::string& name) {
 std::string ModelPath(const std::string& name) { return DataDir() + "/models/" + name + ".yaml"; }
 std::string NodePath(const std::string& name) { return DataDir() + "/topologies/" + name + ".yaml"; }
 
-// The `section` mapping of a catalog file under topologies/, whose top-level
-// keys must be among `keys`.
-static YamlView CatalogSection(const std::string& file, const std::vector<std::string>& keys,
+YamlView CatalogSection(const std::string& file, const std::vector<std::string>& keys,
                                const std::string& section) {
   std::string path = DataDir() + "/topologies/" + file;
   auto source = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
   YamlView root(LoadYamlFile(path), "", source);
   root.ExpectKeys(keys);
   return root.Get(section);
+}
+
+int NodeGpus(const std::string& name) {
+  auto source = std::make_shared<YamlSource>(YamlSource{NodePath(name), {}, {}});
+  return static_cast<int>(YamlView(LoadYamlFile(NodePath(name)), "", source).Get("gpus_per_node").Int(1, 1024));
 }
 
 const std::map<std::string, GpuSpec>& GpuCatalog() {
@@ -59,12 +63,17 @@ const std::map<std::string, GpuSpec>& GpuCatalog() {
 
 const std::map<std::string, NodePrice>& NodePrices() {
   static const std::map<std::string, NodePrice> prices = [] {
-    YamlView nodes = CatalogSection("prices.yaml", {"nodes"}, "nodes");
     std::map<std::string, NodePrice> out;
-    for (const auto& name : nodes.Keys()) {
-      YamlView v = nodes.Get(name);
-      v.ExpectKeys({"per_node_hour", "source"});
-      out[name] = {v.Get("per_node_hour").Number(), v.Get("source").Name(4096)};
+    for (const auto& [name, offer] : Offers()) {
+      const Rate* r = nullptr;
+      for (const auto& [mode, rate] : offer.modes)
+        if (mode == PriceMode::kOnDemand) r = &rate;
+      if (!r) continue;
+      // Per node: a per-GPU rate times the node's GPUs (read from its file).
+      const double per_node = r->per_node_hour.value() * (r->per_gpu ? NodeGpus(offer.node) : 1);
+      auto it = out.find(offer.node);
+      if (it == out.end() || per_node < it->second.per_node_hour)
+        out[offer.node] = {per_node, "offer " + name + ": " + (r->example ? "example, " : "") + r->source};
     }
     return out;
   }();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/yaml_view.h"
 #include "sim/spec/spec.h"
 
 namespace pf {
@@ -25,13 +26,21 @@ std::string ClusterPath(const std::string& name);
 
 // The GPU catalog topologies/gpus.yaml, parsed once (throws InputError).
 const std::map<std::string, GpuSpec>& GpuCatalog();
-// Hourly prices of bundled nodes (topologies/prices.yaml): USD per node-hour
-// and where the figure comes from.
+// The cheapest on-demand price of each node the instance catalog
+// (topologies/offers.yaml, offers.h) rents: USD per node-hour and the
+// offer it comes from.
 struct NodePrice {
   double per_node_hour = 0;
   std::string source;
 };
 const std::map<std::string, NodePrice>& NodePrices();
+
+// The `section` mapping of a catalog file under topologies/, whose top-level
+// keys must be among `keys`.
+YamlView CatalogSection(const std::string& file, const std::vector<std::string>& keys, const std::string& section);
+
+// GPUs of the bundled node `name` (its gpus.count).
+int NodeGpus(const std::string& name);
 
 // The CPU catalog topologies/cpus.yaml (cores per socket, per-core speed),
 // parsed once; `cores` there is per socket.

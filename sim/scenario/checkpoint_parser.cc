@@ -5,7 +5,7 @@
 namespace pf {
 
 CheckpointSpec ParseCheckpoint(const YamlView& v) {
-  v.ExpectKeys({"tier", "every", "every_steps", "mode", "source"});
+  v.ExpectKeys({"tier", "every", "every_steps", "mode", "keep", "source"});
   CheckpointSpec c;
   c.enabled = true;
   c.tier = v.Get("tier").Name(64);
@@ -19,6 +19,7 @@ CheckpointSpec ParseCheckpoint(const YamlView& v) {
   } else {
     c.every_steps = v.Get("every_steps").Int(1, 1LL << 40);
   }
+  if (v.Has("keep")) c.keep = v.Get("keep").Int(1, 1LL << 40);
   if (v.Has("mode")) c.async = v.Get("mode").Choice({"sync", "async"}) == "async";
   if (v.Has("source")) v.Get("source").Name(4096);  // text, checked, not used
   return c;

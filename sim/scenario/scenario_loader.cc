@@ -1,11 +1,16 @@
 #include "sim/scenario/scenario_loader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <limits>
 
+#include "sim/model/data_costs.h"
+#include "sim/base/io.h"
 #include "sim/scenario/catalog.h"
+#include "sim/scenario/job_parser.h"
+#include "sim/scenario/offers.h"
 #include "sim/scenario/checkpoint_parser.h"
 #include "sim/scenario/data_parser.h"
 #include "sim/scenario/fabric_parser.h"
@@ -147,7 +152,7 @@ ParallelSpec ParseParallel(const YamlView& par) {
 // `images` (each image counts as one "token" of the step arithmetic).
 TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   v.ExpectKeys({"method", "precision", "seq_len", "micro_batch", "global_batch", "recompute",
-                "attention", "tokens", "images", "lora_rank"});
+                "attention", "tokens", "images", "epochs", "lora_rank"});
   if (vision) {
     for (const char* key : {"seq_len", "tokens", "attention", "lora_rank"})
       if (v.Has(key)) v.Get(key).Fail("given, but the model is a vision model (images, not token sequences)");
@@ -165,20 +170,33 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   t.global_batch = v.Get("global_batch").Int(1, 1 << 24);
   if (v.Has("recompute")) t.recompute = v.Get("recompute").Enum<Recompute>();
   if (v.Has("attention")) t.attention = v.Get("attention").Enum<Attention>();
-  t.job_tokens = v.Get(vision ? "images" : "tokens").Quantity(Dimension::kCount);
+  // The job's length: tokens (images), or epochs of the dataset
+  // (data.size, converted once the data section is read).
+  const char* length = vision ? "images" : "tokens";
+  if (v.Has("epochs") && v.Has(length))
+    v.Get("epochs").Fail(std::string("give ") + length + " or epochs, not both");
+  if (v.Has("epochs")) {
+    t.epochs = v.Get("epochs").Number();
+    if (!(t.epochs > 0 && t.epochs <= 1e6))
+      v.Get("epochs").Fail("\"" + v.Get("epochs").Str() + "\" must be a number of passes over the dataset in (0, 1e6]");
+  } else {
+    t.job_tokens = v.Get(length).Quantity(Dimension::kCount);
+  }
   if (v.Has("lora_rank")) t.lora_rank = v.Get("lora_rank").Int(1, 65536);
   return t;
 }
 
-PriceSpec ParsePrice(const YamlView& v) {
-  v.ExpectKeys({"per_gpu_hour", "per_node_hour", "source"});
-  PriceSpec p;
-  if (v.Has("per_gpu_hour")) p.per_gpu_hour = v.Get("per_gpu_hour").AsUsd();
-  if (v.Has("per_node_hour")) p.per_node_hour = v.Get("per_node_hour").AsUsd();
-  if (p.per_gpu_hour && p.per_node_hour)
-    v.Get("per_node_hour").Fail("give per_gpu_hour or per_node_hour, not both");
-  if (!p.per_gpu_hour && !p.per_node_hour) v.Fail("needs per_gpu_hour or per_node_hour");
-  return p;
+// Tokens (images) in `epochs` passes over data.size: samples stored in
+// it (data_costs.h's bytes per stored sample) x tokens per sample.
+double JobTokensOfEpochs(const Scenario& s, const YamlView& at) {
+  if (!s.data.enabled || !(s.data.size.value() > 0))
+    at.Fail("epochs need the dataset's size: add data: {tier, format, size, ...}");
+  const double samples = std::floor(s.data.size.value() / CostOfSample(s).stored.value());
+  const double tokens = s.training.epochs * samples * s.training.seq_len;
+  if (!(tokens >= 1 && tokens <= 1e16))
+    at.Fail(ShortNumber(s.training.epochs) + " epochs of " + ShortNumber(samples) + " samples make " +
+            ShortNumber(tokens) + " tokens; accepted: 1 to 1e16");
+  return tokens;
 }
 
 // A cluster named from the bundle (cluster: h100-ib-rail-128node) is copied
@@ -239,7 +257,7 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   GraftBundledCluster(doc, *source);
   YamlView root(doc, "", source);
   root.ExpectKeys({"name", "description", "model", "cluster", "parallel", "training", "price", "data",
-                   "checkpoint", "interruptions"});
+                   "checkpoint", "interruptions", "job"});
   Scenario s;
   s.file = path;
   s.name = root.Has("name") ? root.Get("name").Name()
@@ -249,10 +267,12 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   s.cluster = ParseCluster(root.Get("cluster"));
   s.parallel = ParseParallel(root.Get("parallel"));
   s.training = ParseTraining(root.Get("training"), s.model.kind == ModelKind::kVision);
-  if (root.Has("price")) s.price = ParsePrice(root.Get("price"));
+  if (root.Has("price")) s.price = ParsePrice(root.Get("price"), s.cluster);
   if (root.Has("data")) s.data = ParseData(root.Get("data"));
   if (root.Has("checkpoint")) s.checkpoint = ParseCheckpoint(root.Get("checkpoint"));
   if (root.Has("interruptions")) s.interruptions = ParseInterruptions(root.Get("interruptions"));
+  if (root.Has("job")) s.job = ParseJob(root.Get("job"));
+  if (s.training.epochs > 0) s.training.job_tokens = JobTokensOfEpochs(s, root.Get("training").Get("epochs"));
   ResolveDataParallel(s);
   if (auto e = Validate(s)) throw InputError(root.Find(e->key).location(), e->key, e->message);
   return s;

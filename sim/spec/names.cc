@@ -48,6 +48,12 @@ const NameTable<Offload>& NamesOf(Offload) {
   return t;
 }
 
+const NameTable<PriceMode>& NamesOf(PriceMode) {
+  static const NameTable<PriceMode> t = {
+      {PriceMode::kOnDemand, "on_demand"}, {PriceMode::kSpot, "spot"}, {PriceMode::kReserved, "reserved"}};
+  return t;
+}
+
 const NameTable<IntraKind>& NamesOf(IntraKind) {
   static const NameTable<IntraKind> t = {{IntraKind::kNvswitch, "nvswitch"},
                                          {IntraKind::kPcie, "pcie"}};

@@ -28,6 +28,7 @@ const NameTable<Recompute>& NamesOf(Recompute);
 const NameTable<Attention>& NamesOf(Attention);
 const NameTable<DataFormat>& NamesOf(DataFormat);
 const NameTable<Offload>& NamesOf(Offload);
+const NameTable<PriceMode>& NamesOf(PriceMode);
 
 // The spelling of `e` ("" if the table lacks it, which is a bug).
 template <class E>

@@ -268,6 +268,7 @@ struct TrainingSpec {
   Attention attention = Attention::kFlash;
   double job_tokens = 0;  // tokens the whole job trains on (YAML: tokens)
   int lora_rank = 16;
+  double epochs = 0;      // when the job is given in epochs of data.size (job_tokens follows)
   // Sequences per micro-batch x micro-batches per step x dp = global_batch.
   int micro_batches_per_step(int dp) const {
     return static_cast<int>(global_batch / (static_cast<long long>(micro_batch) * dp));
@@ -320,6 +321,7 @@ struct CheckpointSpec {
   Seconds every;        // 0 when every_steps is set
   long long every_steps = 0;
   bool async = false;
+  long long keep = 0;   // the newest checkpoints kept on the tier (0: all, the frameworks' default)
 };
 
 // What interrupts a long job: hardware failures (each GPU fails on average
@@ -333,9 +335,62 @@ struct InterruptionSpec {
   Seconds restart;
 };
 
+// How nodes are paid for: by the hour on demand, by the hour at a spot
+// price that may be preempted, or reserved for whole terms (a monthly
+// rental, an AWS Capacity Block booked by the day).
+enum class PriceMode { kOnDemand, kSpot, kReserved };
+
+// One pricing mode's rate, per node-hour (a per-GPU price is converted at
+// load, times the node's GPUs).
+struct Rate {
+  Usd per_node_hour;
+  bool per_gpu = false;   // stated per GPU-hour (for the report)
+  double term_hours = 0;  // reserved: billed in whole terms of this many hours; 0: by the hour
+  bool example = false;   // a user-editable example, not a published price
+  std::string source;     // where the figure comes from, with its date
+};
+
+// What a storage tier costs (per GB = 1e9 bytes; a month = 730 hours, a
+// year's 8,760 / 12, as cloud bills prorate it).
+struct StoragePrice {
+  Usd per_gb_month;   // capacity held
+  Usd get_per_1k;     // read requests
+  Usd put_per_1k;     // write requests
+  Usd egress_per_gb;  // bytes read out of the tier that leave its provider
+  bool example = false;
+  std::string source;
+};
+
+// The scenario's prices: an offer of the instance catalog
+// (topologies/offers.yaml) with the modes it has, or one explicit rate.
 struct PriceSpec {
-  std::optional<Usd> per_gpu_hour;  // exactly one of these is set, or neither
-  std::optional<Usd> per_node_hour;
+  bool enabled = false;
+  std::string offer;     // "" for an explicit price
+  std::string provider;  // the offer's (or "")
+  std::string region;
+  PriceMode mode = PriceMode::kOnDemand;
+  std::vector<std::pair<PriceMode, Rate>> modes;  // the offer's modes; explicit: the one given
+  std::vector<std::pair<std::string, StoragePrice>> storage;  // by the cluster's tier name
+  const Rate& rate() const { return *Find(mode); }
+  const Rate* Find(PriceMode m) const {
+    for (const auto& [k, r] : modes)
+      if (k == m) return &r;
+    return nullptr;
+  }
+  const StoragePrice* Tier(const std::string& tier) const {
+    for (const auto& [k, p] : storage)
+      if (k == tier) return &p;
+    return nullptr;
+  }
+};
+
+// The job around the steps: provisioning and start-up before the first
+// step, staging the dataset onto its tier, and periodic evaluation.
+struct JobSpec {
+  Seconds startup;         // provisioning, image pull, process start, before the first step
+  std::string stage_from;  // a tier the dataset is copied from onto data.tier first; "" none
+  long long eval_every_steps = 0;  // 0: no evaluation
+  int eval_batches = 0;            // global batches of forward passes per evaluation
 };
 
 struct Scenario {
@@ -346,6 +401,7 @@ struct Scenario {
   ParallelSpec parallel;
   TrainingSpec training;
   PriceSpec price;
+  JobSpec job;
   DataSpec data;
   CheckpointSpec checkpoint;
   InterruptionSpec interruptions;
@@ -354,6 +410,10 @@ struct Scenario {
   // about 1.5 GB and a minute on a 2-core machine. Not from YAML; the
   // command line's --max-tasks sets it.
   double max_tasks = 3e6;
+  // Compute prediction intervals (job/intervals.h): four more simulations
+  // of the step. Not from YAML; `simulate` sets it (--no-intervals clears
+  // it), sweeps and plans leave it off.
+  bool intervals = false;
 };
 
 // Layers the step's emitters cut a model into: a transformer's blocks, a

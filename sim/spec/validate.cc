@@ -55,6 +55,22 @@ Check TierNamed(const Scenario& s, const std::string& tier, const std::string& k
                             ")"};
 }
 
+// The job section, and a spot price's preemptions.
+Check JobAround(const Scenario& s) {
+  if (s.price.enabled && s.price.mode == PriceMode::kSpot &&
+      !(s.interruptions.enabled && s.interruptions.preemptions_per_hour > 0))
+    return SpecError{"price.mode", "spot nodes are preempted: give the rate as interruptions.preemptions_per_hour "
+                                   "(e.g. 0.05, one every 20 h), with a checkpoint section to resume from"};
+  const std::string& from = s.job.stage_from;
+  if (from.empty()) return {};
+  if (!s.data.enabled || !(s.data.size.value() > 0))
+    return SpecError{"job.stage_from", "staging copies the dataset onto data.tier: give data: {tier, size, ...}"};
+  if (auto e = TierNamed(s, from, "job.stage_from")) return e;
+  if (from == s.data.tier)
+    return SpecError{"job.stage_from", "\"" + from + "\" is data.tier itself: stage from another tier"};
+  return {};
+}
+
 // A page cache lives in the node's host memory: it cannot hold more.
 Check PageCacheFits(const Scenario& s) {
   const Bytes ram = s.cluster.node.cpu_memory;
@@ -283,7 +299,9 @@ std::optional<SpecError> Validate(const Scenario& s) {
   if (s.interruptions.enabled && !s.checkpoint.enabled)
     return SpecError{"interruptions", "need a checkpoint section: an interruption loses the work since the last "
                                       "checkpoint (add checkpoint: {tier, every})"};
-  if (s.checkpoint.enabled) return TierNamed(s, s.checkpoint.tier, "checkpoint.tier");
+  if (s.checkpoint.enabled)
+    if (auto e = TierNamed(s, s.checkpoint.tier, "checkpoint.tier")) return e;
+  if (auto e = JobAround(s)) return e;
   return {};
 }
 

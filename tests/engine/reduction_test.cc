@@ -35,7 +35,7 @@ std::vector<Layout> Layouts() {
   fat_256.insert(fat_256.end(), fat_tree.begin(), fat_tree.end());
   return {
       {"Tp8Lora8xA800", "scenarios/70b_8xA800.yaml", {}},
-      {"Tp8Lora8xH100Nvls", "scenarios/70b_8xA800.yaml", {"cluster.node=h100-sxm-8x"}},
+      {"Tp8Lora8xH100Nvls", "scenarios/70b_8xA800.yaml", {"cluster.node=h100-sxm-8x", "price.offer=lambda-8x-h100-sxm5"}},
       {"Megatron1p7bDp32", "scenarios/megatron_1p7b_32xA100.yaml", {}},
       {"Megatron7p5bTp2Dp64", "scenarios/megatron_7p5b_128xA100.yaml", {}},
       {"Gpt3Tp8Pp8Dp4", "scenarios/gpt3_175b_1024xA100.yaml",

@@ -207,7 +207,7 @@ std::vector<Case> KeyCases() {
     // one takes its default, which may then not fit the rest of the layout.
     out.push_back({"delete " + k.path, deleted, {},
                    k.required ? std::vector<std::string>{"missing required key '" + Leaf(k.path) + "'",
-                                                         "needs per_gpu_hour or per_node_hour"}
+                                                         "give per_node_hour or per_gpu_hour"}
                               : std::vector<std::string>{"accepted", kRange},
                    ""});
     for (const auto& [value, classes] : Mutations(k)) {

@@ -1,0 +1,39 @@
+#include "sim/workload/staging_emitter.h"
+
+#include "sim/workload/task_graph.h"
+#include "sim/workload/workload_check.h"
+
+namespace pf {
+
+double StagedBytesPerNode(const Scenario& s) {
+  bool shared = false;
+  for (const StorageTier& t : s.cluster.storage)
+    if (t.name == s.data.tier) shared = t.shared();
+  return s.data.size.value() / (shared ? s.cluster.nodes : 1);
+}
+
+preflight::Workload BuildStaging(const Scenario& s) {
+  const int per_node = s.cluster.node.gpus_per_node;
+  const Bytes chunk(StagedBytesPerNode(s) / kStagingChunks);
+  TaskGraph g;
+  for (int node = 0; node < s.cluster.nodes; ++node) {
+    int read = kNoTask, write = kNoTask;
+    for (int k = 0; k < kStagingChunks; ++k) {
+      const int r = g.HostIo("stage_read", node * per_node, s.job.stage_from, true, chunk, 1, preflight::IO);
+      g.Dep(r, read);
+      const int w = g.HostIo("stage_write", node * per_node, s.data.tier, false, chunk, 1, preflight::IO);
+      g.Dep(w, r);
+      g.Dep(w, write);
+      read = r, write = w;
+    }
+  }
+  preflight::Workload w;
+  w.set_scenario(s.name + " (staging)");
+  w.set_gpus(s.cluster.gpus());
+  w.set_gpus_per_node(per_node);
+  w.set_schema_version(kWorkloadSchemaVersion);
+  g.Finish(w);
+  return w;
+}
+
+}  // namespace pf
