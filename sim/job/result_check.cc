@@ -1,6 +1,7 @@
 #include "sim/job/result_check.h"
 
 #include <cmath>
+#include <vector>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -58,6 +59,38 @@ void CheckBreakdown(const StepResult& st) {
     Fail("breakdown total", sum, "step time " + Num(step) + " +- " + Num(kBreakdownTolerance * 1e6) + " ppm");
 }
 
+// An interval: finite, non-negative, in order.
+void CheckSpread(const std::string& name, const Spread& sp) {
+  AtLeastZero(name + "_p05", sp.p05);
+  if (!(sp.p50 >= sp.p05)) Fail(name + "_p50", sp.p50, "[" + Num(sp.p05) + ", inf)");
+  if (!(sp.p95 >= sp.p50)) Fail(name + "_p95", sp.p95, "[" + Num(sp.p50) + ", inf)");
+  if (!std::isfinite(sp.p95)) Fail(name + "_p95", sp.p95, "a finite number");
+}
+
+void CheckMoney(const StepResult& st) {
+  const auto bills = [&] {
+    std::vector<const Bill*> out;
+    if (st.bill) out.push_back(&*st.bill);
+    for (const ModeOutcome& m : st.modes) out.push_back(&m.bill);
+    return out;
+  }();
+  for (const Bill* b : bills)
+    for (const BillLine& l : b->lines) {
+      AtLeastZero("bill: " + l.item + " quantity", l.quantity);
+      AtLeastZero("bill: " + l.item + " unit price", l.unit_price);
+      if (!std::isfinite(l.amount())) Fail("bill: " + l.item, l.amount(), "a finite number");
+    }
+  for (const ModeOutcome& m : st.modes) {
+    Positive("mode wall_clock_s", m.time.wall.value());
+    if (m.spread) CheckSpread("mode cost_usd", m.spread->cost);
+  }
+  if (st.spread) {
+    CheckSpread("step_time_s", st.spread->step);
+    CheckSpread("wall_clock_s", st.spread->wall);
+    if (st.cost) CheckSpread("cost_usd", st.spread->cost);
+  }
+}
+
 void CheckStep(const StepResult& st) {
   Positive("step_time_s", st.step_time.value());
   Positive("tokens_per_step", st.tokens_per_step);
@@ -69,6 +102,7 @@ void CheckStep(const StepResult& st) {
   if (st.steps < 1) Fail("steps", double(st.steps), "[1, inf)");
   Positive("wall_clock_s", st.wall_clock.value());
   if (st.cost) AtLeastZero("cost_usd", st.cost->value());
+  CheckMoney(st);
   if (st.tasks < 1) Fail("tasks", st.tasks, "[1, inf)");
   if (st.flows < 0) Fail("flows", double(st.flows), "[0, inf)");
 }
