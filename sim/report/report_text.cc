@@ -209,8 +209,11 @@ void CheckpointTable(std::string& o, const Scenario& s, const StepResult& st) {
 void InterruptionTable(std::string& o, const Scenario& s, const StepResult& st) {
   const Interruptions& i = *st.interruptions;
   const InterruptionSpec& spec = s.interruptions;
-  o += fmt::format("\nInterruptions (each GPU fails once per {:.0f} h, {:g} preemptions per hour; Daly's model)\n",
-                   spec.gpu_mtbf.value() / 3600, spec.preemptions_per_hour);
+  // With a price, preemptions are spot's only (the modes table has them).
+  const bool preempted = !s.price.enabled || s.price.mode == PriceMode::kSpot;
+  o += fmt::format("\nInterruptions (each GPU fails once per {:.0f} h, {}; Daly's model)\n", spec.gpu_mtbf.value() / 3600,
+                   preempted ? fmt::format("{:g} preemptions per hour", spec.preemptions_per_hour)
+                             : fmt::format("no preemptions in mode {}", ToString(s.price.mode)));
   o += fmt::format("  {:<22}{:>10}   for the job's {} GPUs\n", "mean time between", Duration(i.mtbi), s.cluster.gpus());
   o += fmt::format("  {:<22}{:>10.1f}   each losing the work since the last checkpoint and a restart of {}\n",
                    "expected over the job", i.expected,
