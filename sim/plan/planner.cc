@@ -67,8 +67,10 @@ void Layouts(const Scenario& base, int nodes, int own_micro_batch, std::vector<S
           }
 }
 
-std::vector<std::string> Overrides(const Candidate& c) {
-  return {"cluster.node=" + c.node,
+// The --set flags that make the scenario this candidate; on another node
+// than the scenario's, priced by that node's cheapest on-demand offer.
+std::vector<std::string> Overrides(const Candidate& c, const Scenario& scenario) {
+  std::vector<std::string> out = {"cluster.node=" + c.node,
           fmt::format("cluster.nodes={}", c.nodes),
           fmt::format("parallel.tp={}", c.parallel.tp),
           fmt::format("parallel.pp={}", c.parallel.pp),
@@ -77,6 +79,9 @@ std::vector<std::string> Overrides(const Candidate& c) {
           fmt::format("parallel.zero={}", c.parallel.zero),
           fmt::format("training.micro_batch={}", c.micro_batch),
           std::string("training.recompute=") + ToString(c.recompute)};
+  if (c.node != scenario.cluster.node.name && scenario.price.enabled)
+    out.push_back("price={offer: " + NodePrices().at(c.node).offer + "}");
+  return out;
 }
 
 }  // namespace
@@ -116,6 +121,9 @@ Plan MakePlan(const PlanOptions& o) {
                           std::string("parallel.pp=1"), std::string("parallel.vp=1"), std::string("parallel.zero=0"),
                           "parallel.dp=" + std::to_string(per_node), std::string("training.micro_batch=1")})
       sets.push_back(x);
+    // Another node than the scenario's: priced by its cheapest on-demand offer.
+    if (node != scenario.cluster.node.name && scenario.price.enabled)
+      sets.push_back("price={offer: " + NodePrices().at(node).offer + "}");
     Scenario base;
     try {
       base = LoadScenario(o.scenario, sets);
@@ -146,7 +154,7 @@ Plan MakePlan(const PlanOptions& o) {
       c.screen_wall_s = c.screen.step.value() * steps;
       c.screen_cost = c.screen_wall_s / 3600 * c.nodes * c.per_node_hour;
       c.wall_s = c.screen_wall_s, c.cost = c.screen_cost;
-      c.overrides = Overrides(c);
+      c.overrides = Overrides(c, scenario);
       if (!cheapest || c.screen_cost < cheapest->screen_cost) cheapest = c;
       if (c.screen_wall_s > o.deadline.value() || (o.budget_usd && c.screen_cost > *o.budget_usd)) continue;
       ++plan.meet;
@@ -259,8 +267,9 @@ std::string RenderPlan(const PlanOptions& o, const Plan& p) {
   out += "\n  Recommendation: " + fmt::format("{} x {}, {}\n", r.nodes, r.node, r.Layout());
   for (const std::string& why : p.reasons) out += "    - " + why + "\n";
   std::string flags;
-  for (const std::string& f : o.sets) flags += " --set " + f;
-  for (const std::string& f : r.overrides) flags += " --set " + f;
+  auto shell = [](const std::string& f) { return f.find(' ') == std::string::npos ? f : "'" + f + "'"; };
+  for (const std::string& f : o.sets) flags += " --set " + shell(f);
+  for (const std::string& f : r.overrides) flags += " --set " + shell(f);
   out += "    - price: " + fmt::format("{:.2f} USD per node-hour ({})\n", r.per_node_hour, r.price_source);
   out += "    - run it: build/simulate " + o.scenario + flags + "\n";
   return out;

@@ -73,7 +73,7 @@ const std::map<std::string, NodePrice>& NodePrices() {
       const double per_node = r->per_node_hour.value() * (r->per_gpu ? NodeGpus(offer.node) : 1);
       auto it = out.find(offer.node);
       if (it == out.end() || per_node < it->second.per_node_hour)
-        out[offer.node] = {per_node, "offer " + name + ": " + (r->example ? "example, " : "") + r->source};
+        out[offer.node] = {per_node, "offer " + name + ": " + (r->example ? "example, " : "") + r->source, name};
     }
     return out;
   }();

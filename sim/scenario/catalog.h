@@ -32,6 +32,7 @@ const std::map<std::string, GpuSpec>& GpuCatalog();
 struct NodePrice {
   double per_node_hour = 0;
   std::string source;
+  std::string offer;  // its name in topologies/offers.yaml
 };
 const std::map<std::string, NodePrice>& NodePrices();
 

@@ -23,7 +23,7 @@ check "no candidate over 16 GPUs" bash -c '! grep -qE "^  [0-9]+ +[a-z0-9-]+ +[0
 # The recommendation's flags reproduce its step time.
 cmd=$(sed -n 's/.*run it: build\/simulate //p' plan.txt)
 step=$(grep -m1 "^  1    " plan.txt | grep -oE "[0-9]+\.[0-9]+s" | head -1)
-got=$("$SIM" $cmd | awk '/step time/ {print $3}')
+got=$(eval "\"$SIM\" $cmd" | awk '/step time/ {print $3}')
 check "the recommended flags give its step ($step vs ${got}s)" test "${step%s}" = "$got"
 
 "$SIM" plan "$SC" --deadline 1h --gpus A800 --max-gpus 8 >none.txt 2>/dev/null; rc=$?
