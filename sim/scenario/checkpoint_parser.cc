@@ -25,8 +25,8 @@ CheckpointSpec ParseCheckpoint(const YamlView& v) {
   return c;
 }
 
-InterruptionSpec ParseInterruptions(const YamlView& v) {
-  v.ExpectKeys({"gpu_mtbf_hours", "preemptions_per_hour", "restart", "source"});
+InterruptionSpec ParseInterruptions(const YamlView& v, int gpus_per_node) {
+  v.ExpectKeys({"gpu_mtbf_hours", "node_mtbf_hours", "preemptions_per_hour", "restart", "source"});
   InterruptionSpec i;
   i.enabled = true;
   // In hours, a plain number: a GPU's MTBF is years, beyond any duration's range.
@@ -35,6 +35,15 @@ InterruptionSpec ParseInterruptions(const YamlView& v) {
     hours = v.Get("gpu_mtbf_hours").Number();
     if (!(hours >= 1 && hours <= 1e9))
       v.Get("gpu_mtbf_hours").Fail("\"" + v.Get("gpu_mtbf_hours").Str() + "\" must be in [1, 1e9] hours");
+  }
+  // Per node: a node failing once per X h fails as often as its G GPUs
+  // failing once per G x X h each.
+  if (v.Has("node_mtbf_hours")) {
+    if (v.Has("gpu_mtbf_hours")) v.Get("node_mtbf_hours").Fail("give gpu_mtbf_hours or node_mtbf_hours, not both");
+    hours = v.Get("node_mtbf_hours").Number();
+    if (!(hours >= 1 && hours <= 1e9))
+      v.Get("node_mtbf_hours").Fail("\"" + v.Get("node_mtbf_hours").Str() + "\" must be in [1, 1e9] hours");
+    hours *= gpus_per_node;
   }
   i.gpu_mtbf = Seconds(hours * 3600);
   if (v.Has("preemptions_per_hour")) {

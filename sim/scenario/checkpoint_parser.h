@@ -14,7 +14,8 @@ CheckpointSpec ParseCheckpoint(const YamlView& v);
 // The `interruptions:` section: gpu_mtbf_hours (default: the Llama 3
 // pre-training run's), preemptions_per_hour (default 0), restart (default
 // 10 min).
-InterruptionSpec ParseInterruptions(const YamlView& v);
+// node_mtbf_hours instead states failures per node (of `gpus_per_node`).
+InterruptionSpec ParseInterruptions(const YamlView& v, int gpus_per_node);
 
 // Llama 3's hardware failure rate: 419 unexpected interruptions in a 54-day
 // snapshot of pre-training on 16,384 H100 GPUs (Dubey et al. 2024, "The

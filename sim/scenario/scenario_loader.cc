@@ -270,7 +270,7 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   if (root.Has("price")) s.price = ParsePrice(root.Get("price"), s.cluster);
   if (root.Has("data")) s.data = ParseData(root.Get("data"));
   if (root.Has("checkpoint")) s.checkpoint = ParseCheckpoint(root.Get("checkpoint"));
-  if (root.Has("interruptions")) s.interruptions = ParseInterruptions(root.Get("interruptions"));
+  if (root.Has("interruptions")) s.interruptions = ParseInterruptions(root.Get("interruptions"), s.cluster.node.gpus_per_node);
   if (root.Has("job")) s.job = ParseJob(root.Get("job"));
   if (s.training.epochs > 0) s.training.job_tokens = JobTokensOfEpochs(s, root.Get("training").Get("epochs"));
   ResolveDataParallel(s);

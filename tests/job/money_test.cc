@@ -200,6 +200,16 @@ TEST(Money, ScenarioEndToEnd) {
   EXPECT_TRUE(Line(*st.bill, "nodes (reserved): start-up and staging"));
 }
 
+TEST(Money, NodeFailureRatesCountPerGpu) {
+  // 128 nodes of 8 GPUs failing once per 1,000 h each: the job's mean time
+  // between failures is 1,000 / 128 h, as 1,024 GPUs failing once per 8,000 h.
+  const Scenario s = LoadScenario(kPretrain, {"interruptions.node_mtbf_hours=1000"});
+  EXPECT_DOUBLE_EQ(s.interruptions.gpu_mtbf.value(), 8000 * 3600.0);
+  EXPECT_NE(Refusal(kPretrain, {"interruptions.node_mtbf_hours=1000", "interruptions.gpu_mtbf_hours=5"})
+                .find("give gpu_mtbf_hours or node_mtbf_hours, not both"),
+            std::string::npos);
+}
+
 TEST(Money, EpochsSetTheJobsLength) {
   // 4 TB of 2-byte tokens: 2T tokens an epoch.
   std::string text = testing_util::ReadFile(kPretrain);
