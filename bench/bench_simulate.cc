@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/scenario/scenario_loader.h"
+#include "sim/job/intervals.h"
 #include "sim/job/simulate.h"
 #include "sim/workload/workload_builder.h"
 
@@ -26,6 +27,31 @@ void BM_Simulate(benchmark::State& state, const std::string& file, std::vector<s
     benchmark::DoNotOptimize(r.step);
     state.counters["tasks"] = r.step ? r.step->tasks : 0;
     state.counters["flows"] = r.step ? double(r.step->flows) : 0;
+  }
+}
+
+// The same as `simulate` runs it, with the 90% intervals: four more step
+// simulations for the sensitivity fit, 2,000 draws per pricing mode.
+void BM_SimulateWithIntervals(benchmark::State& state, const std::string& file) {
+  pf::Scenario s = pf::LoadScenario(kRoot + "/" + file);
+  s.intervals = true;
+  for (auto _ : state) {
+    pf::Result r = pf::Simulate(s);
+    benchmark::DoNotOptimize(r.step);
+  }
+}
+
+// The intervals' Monte Carlo alone: 2,000 draws of the job model and a
+// bill-sized cost function.
+void BM_SampleJob(benchmark::State& state) {
+  pf::JobInputs in;
+  in.step = pf::Seconds(5), in.steps = 400000;
+  in.checkpoints = true, in.every = pf::Seconds(7200), in.write = pf::Seconds(60), in.copy = pf::Seconds(60);
+  in.interruptions = true, in.gpus = 1024, in.gpu_mtbf = pf::Seconds(50675 * 3600.0), in.restart = pf::Seconds(600);
+  for (auto _ : state) {
+    const pf::JobSpread sp = pf::SampleJob(in, pf::Sensitivity{-0.8, -0.2}, pf::Uncertainty{}, true,
+                                           [](const pf::JobTime& t, double k) { return t.wall.value() * k; });
+    benchmark::DoNotOptimize(sp.wall.p95);
   }
 }
 
@@ -80,6 +106,13 @@ BENCHMARK_CAPTURE(BM_Simulate, gpt3_175b_1024xA100_data_checkpoint, std::string(
                                            "data={tier: local_nvme, format: tokens, workers: 4}",
                                            "checkpoint={tier: local_nvme, every: 30min}"})
     ->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_SimulateWithIntervals, llama2_70b_8xA800, std::string("scenarios/70b_8xA800.yaml"))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SimulateWithIntervals, llama2_70b_1024xH100_pretrain,
+                  std::string("scenarios/llama70b_1024xH100_pretrain.yaml"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
+BENCHMARK(BM_SampleJob)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_BuildWorkload, gpt3_175b_1024xA100, std::string("scenarios/gpt3_175b_1024xA100.yaml"))
     ->Unit(benchmark::kMillisecond);
 
