@@ -9,6 +9,7 @@
 #include "sim/model/data_costs.h"
 #include "sim/base/io.h"
 #include "sim/scenario/catalog.h"
+#include "sim/scenario/hf_config.h"
 #include "sim/scenario/job_parser.h"
 #include "sim/scenario/offers.h"
 #include "sim/scenario/checkpoint_parser.h"
@@ -43,6 +44,7 @@ Spec Resolve(const YamlView& v, const char* what, std::string (*path_of)(const s
 }
 
 ModelSpec ResolveModel(const YamlView& v) {
+  if (v.IsMap() && v.Has("hf_config")) return ResolveHfModel(v);
   return Resolve<ModelSpec>(v, "model", ModelPath, BundledModels, ParseModel);
 }
 

@@ -1,0 +1,136 @@
+#include "sim/scenario/hf_config.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "sim/scenario/catalog.h"
+
+namespace pf {
+namespace {
+
+namespace fs = std::filesystem;
+
+enum class Family { kLlama, kBaichuan, kChatGlm };
+
+// Causal LMs whose layers are Llama's: pre-norm RMSNorm, rotary positions,
+// grouped-query attention, a SwiGLU MLP (Yi and DeepSeek-LLM publish
+// LlamaForCausalLM configs).
+const std::vector<std::string> kLlamaLike = {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM"};
+const std::vector<std::string> kBaichuan = {"BaichuanForCausalLM"};
+const std::vector<std::string> kChatGlm = {"ChatGLMModel", "ChatGLMForConditionalGeneration"};
+// Mixtures of experts: Preflight's step has one MLP per layer.
+const std::vector<std::string> kMoe = {"MixtralForCausalLM", "Qwen2MoeForCausalLM", "DeepseekV2ForCausalLM",
+                                       "DeepseekV3ForCausalLM", "DbrxForCausalLM", "JambaForCausalLM"};
+
+bool In(const std::vector<std::string>& names, const std::string& x) {
+  return std::find(names.begin(), names.end(), x) != names.end();
+}
+
+Family FamilyOf(const YamlView& config) {
+  if (!config.Has("architectures"))
+    config.Fail("missing required key 'architectures': not a Hugging Face causal-LM config.json");
+  const std::vector<YamlView> items = config.Get("architectures").Items(8);
+  if (items.empty()) config.Get("architectures").Fail("is empty: name the model class (e.g. LlamaForCausalLM)");
+  const YamlView& a = items.front();
+  const std::string arch = a.Name(128);
+  if (In(kLlamaLike, arch)) return Family::kLlama;
+  if (In(kBaichuan, arch)) return Family::kBaichuan;
+  if (In(kChatGlm, arch)) return Family::kChatGlm;
+  std::vector<std::string> all = kLlamaLike;
+  all.insert(all.end(), kBaichuan.begin(), kBaichuan.end());
+  all.insert(all.end(), kChatGlm.begin(), kChatGlm.end());
+  if (In(kMoe, arch))
+    a.Fail("\"" + arch + "\" is a mixture of experts, which Preflight does not model (supported: " +
+           [&] {
+             std::string s;
+             for (const auto& x : all) s += (s.empty() ? "" : ", ") + x;
+             return s;
+           }() +
+           ")");
+  a.Fail("\"" + Shown(arch) + "\" is not a supported architecture" + SuggestionSuffix(arch.substr(0, 64), all));
+}
+
+int IntField(const YamlView& c, const char* key, long long max) { return static_cast<int>(c.Get(key).Int(1, max)); }
+
+}  // namespace
+
+std::vector<std::string> BundledHfConfigs() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(DataDir() + "/models/hf", ec))
+    if (e.is_regular_file(ec) && !e.is_symlink(ec) && e.path().extension() == ".json")
+      out.push_back(e.path().stem().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+ModelSpec ParseHfConfig(const YamlView& c, const std::string& name) {
+  const Family family = FamilyOf(c);
+  ModelSpec m;
+  m.name = name;
+  m.ffn_kind = FfnKind::kSwiglu;
+  m.layernorm = false;  // RMSNorm
+  m.position = Position::kRope;
+  // The same bounds as a model file (spec_parsers.cc ParseModel).
+  if (family == Family::kChatGlm) {
+    m.layers = IntField(c, "num_layers", 1 << 14);
+    m.hidden = IntField(c, "hidden_size", 1 << 20);
+    m.heads = IntField(c, "num_attention_heads", 1 << 16);
+    const bool mqa = c.Has("multi_query_attention") && c.Get("multi_query_attention").Bool();
+    m.kv_heads = mqa ? IntField(c, "multi_query_group_num", m.heads) : m.heads;
+    m.ffn = IntField(c, "ffn_hidden_size", 1 << 22);
+    m.vocab = IntField(c, "padded_vocab_size", 1 << 24);
+    m.max_seq = IntField(c, "seq_length", 1 << 24);
+    if (c.Has("rmsnorm") && !c.Get("rmsnorm").Bool()) m.layernorm = true;
+  } else {
+    m.layers = IntField(c, "num_hidden_layers", 1 << 14);
+    m.hidden = IntField(c, "hidden_size", 1 << 20);
+    m.heads = IntField(c, "num_attention_heads", 1 << 16);
+    m.kv_heads = c.Has("num_key_value_heads") ? IntField(c, "num_key_value_heads", m.heads) : m.heads;
+    m.ffn = IntField(c, "intermediate_size", 1 << 22);
+    m.vocab = IntField(c, "vocab_size", 1 << 24);
+    if (c.Has("hidden_act")) c.Get("hidden_act").Choice({"silu", "swiglu"});  // a gated SiLU MLP
+    // Baichuan2-13B's config states no positions: its modelling code uses
+    // ALiBi (Baichuan2 technical report, Sec. 2.4); the 7B states rotary's
+    // max_position_embeddings.
+    if (family == Family::kBaichuan && !c.Has("max_position_embeddings")) {
+      m.position = Position::kAlibi;
+      m.max_seq = IntField(c, "model_max_length", 1 << 24);
+    } else {
+      m.max_seq = IntField(c, "max_position_embeddings", 1 << 24);
+    }
+  }
+  m.tied_embeddings = c.Has("tie_word_embeddings") && c.Get("tie_word_embeddings").Bool();
+  if (m.hidden % m.heads != 0)
+    c.Get("num_attention_heads").Fail(std::to_string(m.heads) + " does not divide hidden_size (" + std::to_string(m.hidden) + ")");
+  if (m.heads % m.kv_heads != 0)
+    c.Find(family == Family::kChatGlm ? "multi_query_group_num" : "num_key_value_heads")
+        .Fail(std::to_string(m.kv_heads) + " does not divide num_attention_heads (" + std::to_string(m.heads) + ")");
+  return m;
+}
+
+ModelSpec ResolveHfModel(const YamlView& v) {
+  v.ExpectKeys({"hf_config", "name"});
+  YamlView at = v.Get("hf_config");
+  const std::string given = at.Name(4096);
+  std::string path;
+  const std::vector<std::string> bundled = BundledHfConfigs();
+  if (std::find(bundled.begin(), bundled.end(), given) != bundled.end()) {
+    path = DataDir() + "/models/hf/" + given + ".json";
+  } else {
+    fs::path p(given);
+    // Relative to the scenario file's folder (from --set: the working directory).
+    const Location where = at.location();
+    if (p.is_relative() && where.file.rfind("--set", 0) != 0) p = fs::path(where.file).parent_path() / p;
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec))
+      at.Fail("\"" + Shown(given) + "\" is neither a bundled config" + SuggestionSuffix(given.substr(0, 64), bundled) +
+              " nor a config.json file (" + p.string() + ")");
+    path = p.string();
+  }
+  auto src = std::make_shared<YamlSource>(YamlSource{path, {}, {}});
+  const std::string name = v.Has("name") ? v.Get("name").Name() : fs::path(path).stem().string();
+  return ParseHfConfig(YamlView(LoadYamlFile(path), "", src), name);
+}
+
+}  // namespace pf
