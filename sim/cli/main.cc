@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <system_error>
 
 #include <CLI/CLI.hpp>
@@ -19,6 +20,7 @@
 #include "sim/cli/plan_command.h"
 #include "sim/cli/sweep_command.h"
 #include "sim/job/simulate.h"
+#include "sim/plan/alternative.h"
 #include "sim/model/memory_model.h"
 #include "sim/base/io.h"
 #include "sim/report/report.h"
@@ -33,7 +35,7 @@ namespace {
 struct Options {
   std::string scenario_path, format = "text", emit_path, replay_path, trace_path;
   std::vector<std::string> overrides;
-  bool force = false, fail_on_oom = false, verbose = false, no_intervals = false;
+  bool force = false, fail_on_oom = false, verbose = false, no_intervals = false, no_alternative = false;
   double max_tasks = pf::Scenario{}.max_tasks;
 };
 
@@ -64,15 +66,17 @@ void RefuseOverwritingInputs(const Options& o) {
 }
 
 // The result of the run `o` asks for, saving the workload it simulates
-// when asked to.
-pf::Result Run(const Options& o) {
+// when asked to; `alternative`: a faster layout of the same job, searched
+// unless --no-alternative, a replayed workload or the in-process mode.
+pf::Result Run(const Options& o, std::optional<pf::Alternative>& alternative) {
   RefuseOverwritingInputs(o);
   pf::Scenario s = pf::LoadScenario(o.scenario_path, o.overrides);
   s.max_tasks = o.max_tasks;
   // One simulation per process in the in-process mode (a profiler's or a
   // debugger's): the intervals' four more are skipped.
-  const char* in_process = std::getenv(pf::kInProcessEnv);
-  s.intervals = !o.no_intervals && !(in_process && std::string(in_process) == "1");
+  const char* in_process_env = std::getenv(pf::kInProcessEnv);
+  const bool in_process = in_process_env && std::string(in_process_env) == "1";
+  s.intervals = !o.no_intervals && !in_process;
   if (!o.no_intervals && !s.intervals)
     std::cerr << "simulate: " << pf::kInProcessEnv << "=1 runs one simulation: no 90% intervals (--no-intervals)\n";
   if (o.replay_path.empty()) AnnounceLargeRun(s, o.force);
@@ -100,6 +104,8 @@ pf::Result Run(const Options& o) {
     if (const int err = pf::WriteFileAtomically(o.trace_path, pf::RenderTrace(s, trace)))
       throw pf::InputError({"--trace " + o.trace_path}, "", std::string("cannot write: ") + std::strerror(err));
   }
+  if (r.step && o.replay_path.empty() && !o.no_alternative && !in_process)
+    alternative = pf::FindAlternative(s, r.step->step_time);
   if (o.verbose && r.step)
     std::cerr << fmt::format("simulate: simulated {} tasks and {} network flows in {:.2f} s of wall time\n",
                              r.step->tasks, r.step->flows,
@@ -128,6 +134,8 @@ int main(int argc, char** argv) {
   app.add_option("--trace", o.trace_path, "write the simulated step as a Chrome trace / Perfetto JSON file");
   app.add_flag("--force", o.force, "simulate even when the job does not fit in memory");
   app.add_flag("--fail-on-oom", o.fail_on_oom, "exit with status 1 when the job does not fit");
+  app.add_flag("--no-alternative", o.no_alternative,
+               "skip the search for a faster layout of the same job (a screen of every layout and one more simulation)");
   app.add_flag("--no-intervals", o.no_intervals,
                "skip the 90% intervals (four more simulations of the step for their sensitivity)");
   app.add_flag("--verbose", o.verbose, "print the simulation's size estimate before, and its real size after");
@@ -140,8 +148,10 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   return pf::RunWithExitStatus("simulate", [&] {
-    const pf::Result r = Run(o);
-    std::cout << (o.format == "json" ? pf::RenderJson(r) : pf::RenderText(r));
+    std::optional<pf::Alternative> alternative;
+    const pf::Result r = Run(o, alternative);
+    const pf::Alternative* alt = alternative ? &*alternative : nullptr;
+    std::cout << (o.format == "json" ? pf::RenderJson(r, alt) : pf::RenderText(r, alt));
     return o.fail_on_oom && !r.memory.fits ? 1 : 0;
   });
 }

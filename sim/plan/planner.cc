@@ -10,6 +10,7 @@
 #include "sim/job/simulate.h"
 #include "sim/model/host_memory.h"
 #include "sim/model/memory_model.h"
+#include "sim/plan/layouts.h"
 #include "sim/scenario/catalog.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/spec/names.h"
@@ -36,49 +37,11 @@ std::string Days(double seconds) {
   return seconds < 2 * 86400 ? fmt::format("{:.1f} h", seconds / 3600) : fmt::format("{:.1f} days", seconds / 86400);
 }
 
-// Micro-batches tried: 1, 2, 4 and the scenario's own.
-std::vector<int> MicroBatches(int own) {
-  std::vector<int> out = {1, 2, 4};
-  if (std::find(out.begin(), out.end(), own) == out.end()) out.push_back(own);
-  return out;
-}
-
-// Candidate layouts of `nodes` nodes of `base`'s node for the same job
-// (`own_micro_batch`: the scenario's):
-// tp and pp powers of two up to 8 and 16 (Megatron-LM's and the published
-// runs' range), every ZeRO stage, micro-batches 1, 2, 4 and the scenario's,
-// each recompute policy; vp 1 (no interleaving).
-void Layouts(const Scenario& base, int nodes, int own_micro_batch, std::vector<Scenario>& out) {
-  const int gpus = nodes * base.cluster.node.gpus_per_node;
-  for (int tp : {1, 2, 4, 8})
-    for (int pp : {1, 2, 4, 8, 16})
-      for (int zero : {0, 1, 2, 3})
-        for (int mb : MicroBatches(own_micro_batch))
-          for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-            if (tp > base.cluster.node.gpus_per_node || gpus % (tp * pp) != 0) continue;
-            if (zero > 0 && gpus / (tp * pp) == 1) continue;  // ZeRO shards nothing over one replica
-            Scenario s = base;
-            s.cluster.nodes = nodes;
-            s.parallel.tp = tp, s.parallel.pp = pp, s.parallel.vp = 1, s.parallel.zero = zero;
-            s.parallel.dp = gpus / (tp * pp), s.parallel.dp_auto = false;
-            s.training.micro_batch = mb;
-            s.training.recompute = rc;
-            out.push_back(std::move(s));
-          }
-}
-
 // The --set flags that make the scenario this candidate; on another node
 // than the scenario's, priced by that node's cheapest on-demand offer.
 std::vector<std::string> Overrides(const Candidate& c, const Scenario& scenario) {
-  std::vector<std::string> out = {"cluster.node=" + c.node,
-          fmt::format("cluster.nodes={}", c.nodes),
-          fmt::format("parallel.tp={}", c.parallel.tp),
-          fmt::format("parallel.pp={}", c.parallel.pp),
-          "parallel.vp=1",
-          fmt::format("parallel.dp={}", c.parallel.dp),
-          fmt::format("parallel.zero={}", c.parallel.zero),
-          fmt::format("training.micro_batch={}", c.micro_batch),
-          std::string("training.recompute=") + ToString(c.recompute)};
+  std::vector<std::string> out = {"cluster.node=" + c.node, fmt::format("cluster.nodes={}", c.nodes)};
+  for (std::string& f : LayoutOverrides(c.parallel, c.micro_batch, c.recompute)) out.push_back(std::move(f));
   if (c.node != scenario.cluster.node.name && scenario.price.enabled)
     out.push_back("price={offer: " + NodePrices().at(c.node).offer + "}");
   return out;
@@ -86,10 +49,7 @@ std::vector<std::string> Overrides(const Candidate& c, const Scenario& scenario)
 
 }  // namespace
 
-std::string Candidate::Layout() const {
-  return fmt::format("TP{} PP{} DP{} ZeRO-{} mb{} {}", parallel.tp, parallel.pp, parallel.dp, parallel.zero,
-                     micro_batch, ToString(recompute));
-}
+std::string Candidate::Layout() const { return LayoutName(parallel, micro_batch, recompute); }
 
 Plan MakePlan(const PlanOptions& o) {
   const Scenario scenario = LoadScenario(o.scenario, o.sets);

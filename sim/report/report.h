@@ -7,11 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/job/result.h"
+#include "sim/plan/alternative.h"
 
 namespace pf {
 
-std::string RenderText(const Result& r);
-nlohmann::json ToJson(const Result& r);
-std::string RenderJson(const Result& r);
+// `alternative`: a faster layout for the same job (plan/alternative.h), or null.
+std::string RenderText(const Result& r, const Alternative* alternative = nullptr);
+nlohmann::json ToJson(const Result& r, const Alternative* alternative = nullptr);
+std::string RenderJson(const Result& r, const Alternative* alternative = nullptr);
 
 }  // namespace pf

@@ -5,7 +5,7 @@
 
 namespace pf {
 
-nlohmann::json ToJson(const Result& r) {
+nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
   using nlohmann::json;
   const Scenario& s = r.scenario;
   const MemoryBreakdown& m = r.memory;
@@ -26,7 +26,7 @@ nlohmann::json ToJson(const Result& r) {
     j["scenario"]["storage"].push_back({{"name", t.name}, {"kind", ToString(t.kind)}, {"servers", t.servers},
                                         {"read_bps", t.read.value()}, {"write_bps", t.write.value()}});
   j["memory"] = {{"per_gpu_bytes", m.total.value()}, {"capacity_bytes", m.capacity.value()},
-                 {"fits", m.fits}, {"stage", m.stage},
+                 {"fits", m.fits}, {"stage", m.stage}, {"spare_bytes", (m.capacity - m.total).value()},
                  {"weights_bytes", m.weights.value()}, {"gradients_bytes", m.gradients.value()},
                  {"optimizer_bytes", m.optimizer.value()},
                  {"activations_bytes", m.activations.value()}, {"logits_bytes", m.logits.value()},
@@ -109,9 +109,17 @@ nlohmann::json ToJson(const Result& r) {
                  {"bottleneck", r.data->stalls && !r.data->stages.empty() ? json(r.data->stages.front().name) : json(nullptr)},
                  {"suggestions", fixes}};
   }
+  j["alternative"] = alternative ? json{{"layout", alternative->layout},
+                                          {"step_time_s", alternative->step.value()},
+                                          {"speedup", alternative->speedup},
+                                          {"screened", alternative->screened},
+                                          {"set", alternative->overrides}}
+                                   : json(nullptr);
   return j;
 }
 
-std::string RenderJson(const Result& r) { return ToJson(r).dump(2) + "\n"; }
+std::string RenderJson(const Result& r, const Alternative* alternative) {
+  return ToJson(r, alternative).dump(2) + "\n";
+}
 
 }  // namespace pf

@@ -1,6 +1,6 @@
 // Golden reports: the text and JSON report of every bundled scenario, byte
 // for byte, as `simulate scenarios/NAME.yaml` prints them from the source
-// tree. Any change to a printed figure shows up here and must be deliberate:
+// tree (with the intervals and the alternative layout). Any change to a printed figure shows up here and must be deliberate:
 // regenerate with PREFLIGHT_UPDATE_GOLDEN=1 and review the diff.
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +12,7 @@
 #include "sim/report/report.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/job/simulate.h"
+#include "sim/plan/alternative.h"
 #include "tests/test_util.h"
 
 namespace pf {
@@ -41,8 +42,9 @@ TEST_P(Golden, TextAndJsonReportsAreUnchanged) {
   Scenario s = LoadScenario("scenarios/" + name + ".yaml");
   s.intervals = true;  // as `simulate` runs it
   const Result r = Simulate(s);
-  Compare(kRoot + "/tests/golden/" + name + ".txt", RenderText(r));
-  Compare(kRoot + "/tests/golden/" + name + ".json", RenderJson(r));
+  const std::optional<Alternative> alt = r.step ? FindAlternative(s, r.step->step_time) : std::nullopt;
+  Compare(kRoot + "/tests/golden/" + name + ".txt", RenderText(r, alt ? &*alt : nullptr));
+  Compare(kRoot + "/tests/golden/" + name + ".json", RenderJson(r, alt ? &*alt : nullptr));
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenarios, Golden, ::testing::ValuesIn(BundledScenarios()),

@@ -1,0 +1,47 @@
+#include "sim/plan/alternative.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/job/simulate.h"
+#include "sim/model/host_memory.h"
+#include "sim/model/memory_model.h"
+#include "sim/plan/layouts.h"
+#include "sim/plan/screen.h"
+#include "sim/spec/names.h"
+#include "sim/spec/validate.h"
+#include "sim/workload/size_estimate.h"
+
+namespace pf {
+
+std::optional<Alternative> FindAlternative(const Scenario& s, Seconds step) {
+  std::vector<Scenario> layouts;
+  Layouts(s, s.cluster.nodes, s.training.micro_batch, layouts);
+  Alternative best;
+  std::optional<Scenario> fastest;
+  Seconds fastest_screen(HUGE_VAL);
+  // The second opinion costs at most about what the scenario's own
+  // simulation did, twice over (at least kAlternativeBudget).
+  const double budget = std::max(kAlternativeBudget.value(), 2 * EstimateSimulationSize(s).seconds);
+  for (Scenario& c : layouts) {
+    ++best.screened;
+    if (Validate(c) || !EstimateMemory(c).fits || !EstimateHostMemory(c).fits) continue;
+    const SimulationSize size = EstimateSimulationSize(c);
+    if (size.seconds > budget || size.tasks > s.max_tasks) continue;
+    const Seconds screened = ScreenStep(c).step;
+    if (screened < fastest_screen) fastest_screen = screened, fastest = c;
+  }
+  if (!fastest) return std::nullopt;
+  Scenario c = *fastest;
+  c.intervals = false;
+  const Result r = Simulate(c);
+  if (!r.step || !(step.value() > kAlternativeGain * r.step->step_time.value())) return std::nullopt;
+  const ParallelSpec& p = c.parallel;
+  best.layout = LayoutName(p, c.training.micro_batch, c.training.recompute);
+  best.step = r.step->step_time;
+  best.speedup = step.value() / best.step.value();
+  best.overrides = LayoutOverrides(p, c.training.micro_batch, c.training.recompute);
+  return best;
+}
+
+}  // namespace pf

@@ -1,0 +1,54 @@
+#include "sim/plan/layouts.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "sim/spec/names.h"
+
+namespace pf {
+namespace {
+
+// Micro-batches tried: 1, 2, 4 and the scenario's own.
+std::vector<int> MicroBatches(int own) {
+  std::vector<int> out = {1, 2, 4};
+  if (std::find(out.begin(), out.end(), own) == out.end()) out.push_back(own);
+  return out;
+}
+
+}  // namespace
+
+void Layouts(const Scenario& base, int nodes, int own_micro_batch, std::vector<Scenario>& out) {
+  const int gpus = nodes * base.cluster.node.gpus_per_node;
+  for (int tp : {1, 2, 4, 8})
+    for (int pp : {1, 2, 4, 8, 16})
+      for (int zero : {0, 1, 2, 3})
+        for (int mb : MicroBatches(own_micro_batch))
+          for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+            if (tp > base.cluster.node.gpus_per_node || gpus % (tp * pp) != 0) continue;
+            if (zero > 0 && gpus / (tp * pp) == 1) continue;  // ZeRO shards nothing over one replica
+            Scenario s = base;
+            s.cluster.nodes = nodes;
+            s.parallel.tp = tp, s.parallel.pp = pp, s.parallel.vp = 1, s.parallel.zero = zero;
+            s.parallel.dp = gpus / (tp * pp), s.parallel.dp_auto = false;
+            s.training.micro_batch = mb;
+            s.training.recompute = rc;
+            out.push_back(std::move(s));
+          }
+}
+
+std::string LayoutName(const ParallelSpec& p, int micro_batch, Recompute recompute) {
+  return fmt::format("TP{} PP{} DP{} ZeRO-{} mb{} {}", p.tp, p.pp, p.dp, p.zero, micro_batch, ToString(recompute));
+}
+
+std::vector<std::string> LayoutOverrides(const ParallelSpec& p, int micro_batch, Recompute recompute) {
+  return {fmt::format("parallel.tp={}", p.tp),
+          fmt::format("parallel.pp={}", p.pp),
+          "parallel.vp=1",
+          fmt::format("parallel.dp={}", p.dp),
+          fmt::format("parallel.zero={}", p.zero),
+          fmt::format("training.micro_batch={}", micro_batch),
+          std::string("training.recompute=") + ToString(recompute)};
+}
+
+}  // namespace pf
