@@ -4,7 +4,6 @@
 
 #include "sim/model/checkpoint_size.h"
 #include "sim/workload/task_graph.h"
-#include "sim/workload/workload_check.h"
 
 namespace pf {
 
@@ -26,13 +25,7 @@ preflight::Workload BuildCheckpointIo(const Scenario& s, bool restore) {
     const int io = g.HostIo("ckpt_io", node * per_node, s.checkpoint.tier, restore, Bytes(bytes), 1, preflight::IO);
     for (int c : copies) restore ? g.Dep(c, io) : g.Dep(io, c);
   }
-  preflight::Workload w;
-  w.set_scenario(s.name + " (checkpoint)");
-  w.set_gpus(s.cluster.gpus());
-  w.set_gpus_per_node(per_node);
-  w.set_schema_version(kWorkloadSchemaVersion);
-  g.Finish(w);
-  return w;
+  return SideWorkload(g, s, "checkpoint");
 }
 
 }  // namespace pf

@@ -1,7 +1,6 @@
 #include "sim/workload/staging_emitter.h"
 
 #include "sim/workload/task_graph.h"
-#include "sim/workload/workload_check.h"
 
 namespace pf {
 
@@ -27,13 +26,7 @@ preflight::Workload BuildStaging(const Scenario& s) {
       read = r, write = w;
     }
   }
-  preflight::Workload w;
-  w.set_scenario(s.name + " (staging)");
-  w.set_gpus(s.cluster.gpus());
-  w.set_gpus_per_node(per_node);
-  w.set_schema_version(kWorkloadSchemaVersion);
-  g.Finish(w);
-  return w;
+  return SideWorkload(g, s, "staging");
 }
 
 }  // namespace pf

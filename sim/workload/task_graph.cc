@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/workload/workload_check.h"
+
 namespace pf {
 
 TaskGraph::~TaskGraph() {
@@ -128,6 +130,16 @@ void TaskGraph::Finish(preflight::Workload& w) {
   }
   tasks_.clear();
   deps_.clear();
+}
+
+preflight::Workload SideWorkload(TaskGraph& g, const Scenario& s, const std::string& what) {
+  preflight::Workload w;
+  w.set_scenario(s.name + " (" + what + ")");
+  w.set_gpus(s.cluster.gpus());
+  w.set_gpus_per_node(s.cluster.node.gpus_per_node);
+  w.set_schema_version(kWorkloadSchemaVersion);
+  g.Finish(w);
+  return w;
 }
 
 }  // namespace pf

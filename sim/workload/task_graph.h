@@ -11,6 +11,7 @@
 
 #include "sim/base/units.h"
 #include "sim/proto/workload.pb.h"
+#include "sim/spec/spec.h"
 
 namespace pf {
 
@@ -71,5 +72,10 @@ class TaskGraph {
   // (task, dependency) pairs, written into the tasks by Finish().
   std::vector<std::pair<int, int>> deps_;
 };
+
+// A workload of its own beside the step (a checkpoint's I/O, staging),
+// named "<scenario> (<what>)", for the scenario's cluster, holding `g`'s
+// tasks (g.Finish).
+preflight::Workload SideWorkload(TaskGraph& g, const Scenario& s, const std::string& what);
 
 }  // namespace pf

@@ -219,6 +219,9 @@ TEST(Money, EpochsSetTheJobsLength) {
   const std::string path = testing_util::UniqueTempPath("epochs");
   std::ofstream(path) << text;
   const Scenario s = LoadScenario(path);
+  // Out of range.
+  EXPECT_NE(Refusal(path, {"training.epochs=-1"}).find("must be a number of passes over the dataset in (0, 1e6]"),
+            std::string::npos);
   std::remove(path.c_str());
   EXPECT_NEAR(s.training.job_tokens, 1.5 * 2e12, 2e12 * 1e-6);
 }
@@ -273,6 +276,19 @@ TEST(Money, BadPricesAreRefused) {
   EXPECT_NE(Refusal(kPretrain, {"job.stage_from=lustre"}).find("job.stage_from: \"lustre\" is data.tier itself"),
             std::string::npos);
   EXPECT_NE(Refusal(kPretrain, {"training.epochs=2"}).find("give tokens or epochs, not both"), std::string::npos);
+  // The job section, checkpoint.keep, node failures.
+  EXPECT_NE(Refusal(kPretrain, {"job.stage_from=s4"}).find("job.stage_from: \"s4\" is not a storage tier of the cluster"),
+            std::string::npos);
+  EXPECT_NE(Refusal(kPretrain, {"job.startup=-5min"}).find("job.startup"), std::string::npos);
+  EXPECT_NE(Refusal(kPretrain, {"job.eval={every_steps: 0, batches: 5}"}).find("job.eval.every_steps"),
+            std::string::npos);
+  EXPECT_NE(Refusal(kPretrain, {"job.bogus=1"}).find("job.bogus: unknown key"), std::string::npos);
+  EXPECT_NE(Refusal(kPretrain, {"checkpoint.keep=0"}).find("checkpoint.keep"), std::string::npos);
+  EXPECT_NE(Refusal(kPretrain, {"interruptions.node_mtbf_hours=0.5"}).find("must be in [1, 1e9] hours"),
+            std::string::npos);
+  EXPECT_NE(Refusal(kLora, {"price={offer: example-rental-8x-a800, storage: {oss: {per_gb_month: 1}}}"})
+                .find("price.storage.oss.per_gb_month: \"1\": missing unit"),
+            std::string::npos);
 }
 
 }  // namespace
