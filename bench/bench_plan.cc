@@ -15,7 +15,7 @@ const std::string kRoot = PREFLIGHT_SOURCE_DIR;
 
 // One screened configuration: the 70B LoRA on 2 H100 nodes, TP8 PP2.
 void BM_ScreenOneConfiguration(benchmark::State& state) {
-  const pf::Scenario s = pf::LoadScenario(kRoot + "/scenarios/70b_8xA800.yaml",
+  const pf::Scenario s = pf::LoadScenario(kRoot + "/scenarios/70b_8xA800_tp8.yaml",
                                           {"cluster.node=h100-sxm-8x", "cluster.nodes=2", "parallel.pp=2"});
   for (auto _ : state) benchmark::DoNotOptimize(pf::ScreenStep(s).step);
   state.counters["per_s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
@@ -26,7 +26,7 @@ BENCHMARK(BM_ScreenOneConfiguration)->Unit(benchmark::kMicrosecond);
 // and the fastest simulated.
 void BM_Plan70bFourGpuTypes(benchmark::State& state) {
   pf::PlanOptions o;
-  o.scenario = kRoot + "/scenarios/70b_8xA800.yaml";
+  o.scenario = kRoot + "/scenarios/70b_8xA800_tp8.yaml";
   o.deadline = pf::Seconds(7 * 86400);
   o.gpus = {"A800", "H800", "H100", "RTX-4090"};
   o.max_gpus = 512;

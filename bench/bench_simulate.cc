@@ -1,4 +1,4 @@
-// Speed targets of the issue "Core": scenarios/70b_8xA800.yaml simulated in
+// Speed targets of the issue "Core": scenarios/70b_8xA800_tp8.yaml simulated in
 // under 0.5 s and scenarios/gpt3_175b_1024xA100.yaml in under 5 s on one
 // core. Run as `taskset -c 0 build/preflight_bench`; figures go to README.
 #include <benchmark/benchmark.h>
@@ -66,7 +66,7 @@ void BM_BuildWorkload(benchmark::State& state, const std::string& file) {
   }
 }
 
-BENCHMARK_CAPTURE(BM_Simulate, llama2_70b_8xA800, std::string("scenarios/70b_8xA800.yaml"))
+BENCHMARK_CAPTURE(BM_Simulate, llama2_70b_8xA800, std::string("scenarios/70b_8xA800_tp8.yaml"))
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Simulate, gpt3_175b_1024xA100, std::string("scenarios/gpt3_175b_1024xA100.yaml"))
     ->Unit(benchmark::kMillisecond)->Iterations(3);
@@ -106,7 +106,7 @@ BENCHMARK_CAPTURE(BM_Simulate, gpt3_175b_1024xA100_data_checkpoint, std::string(
                                            "data={tier: local_nvme, format: tokens, workers: 4}",
                                            "checkpoint={tier: local_nvme, every: 30min}"})
     ->Unit(benchmark::kMillisecond)->Iterations(3);
-BENCHMARK_CAPTURE(BM_SimulateWithIntervals, llama2_70b_8xA800, std::string("scenarios/70b_8xA800.yaml"))
+BENCHMARK_CAPTURE(BM_SimulateWithIntervals, llama2_70b_8xA800, std::string("scenarios/70b_8xA800_tp8.yaml"))
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_SimulateWithIntervals, llama2_70b_1024xH100_pretrain,
                   std::string("scenarios/llama70b_1024xH100_pretrain.yaml"))

@@ -18,9 +18,6 @@ constexpr double kHbmEfficiency = 0.84;
 // Fixed cost per kernel: launch plus the ramp/tail of a grid that never
 // fills the machine at its ends (a few microseconds on A100/H100).
 constexpr Seconds kKernelOverhead(4e-6);
-// Adam with fp32 master weights touches ~28 bytes per parameter: reads
-// master 4 + grad 2 + m 4 + v 4, writes master 4 + m 4 + v 4 + bf16 copy 2.
-constexpr double kAdamBytesPerParam = 28;
 
 }  // namespace
 
@@ -56,8 +53,9 @@ Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& c
   return kKernelOverhead + std::max(compute, memory) / cal.training_kernel_efficiency;
 }
 
-Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal) {
-  const Bytes moved(params * kAdamBytesPerParam);
+Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal, OptimizerImpl impl) {
+  // Adam with fp32 master weights: bytes per parameter in stack.cc.
+  const Bytes moved(params * AdamBytesPerParam(impl));
   return kKernelOverhead +
          moved / (g.memory_bandwidth * (kHbmEfficiency * cal.training_kernel_efficiency));
 }

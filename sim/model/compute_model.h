@@ -9,6 +9,7 @@
 
 #include "sim/model/gemm_shape.h"
 #include "sim/model/model_math.h"
+#include "sim/model/stack.h"
 #include "sim/spec/spec.h"
 
 namespace pf {
@@ -26,7 +27,9 @@ double Fp8VsBf16Gemm();
 Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& cal,
                const GemmShapeConstants& shape = GemmShapeConstants());
 
-// Adam step over `params` parameters held on one GPU (memory-bound).
-Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal);
+// Adam step over `params` parameters held on one GPU (memory-bound), fused
+// or as torch's foreach ops (model/stack.h).
+Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal,
+                      OptimizerImpl impl = OptimizerImpl::kFused);
 
 }  // namespace pf

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/model/model_math.h"
+#include "sim/model/stack_kernels.h"
 #include "sim/model/vision.h"
 
 namespace pf {
@@ -28,12 +29,6 @@ constexpr double kFrameworkFixedBytes = 1.0 * kGiB;
 // Caching-allocator fragmentation reserve on top of live tensors
 // (assumption: 5%; PyTorch reports reserved-vs-allocated gaps of 3-10%).
 constexpr double kFragmentation = 0.05;
-
-double AdapterParamsPerLayer(const ModelSpec& m, int rank) {
-  const double h = m.hidden, kv = double(m.kv_heads) * m.head_dim(), f = m.ffn;
-  int mlp = m.ffn_kind == FfnKind::kSwiglu ? 3 : 2;
-  return rank * ((h + h + 2 * kv) + (h + h) + mlp * (h + f));
-}
 
 // Activation bytes one layer saves for backward, per micro-batch, on one TP
 // rank without sequence parallelism (Korthikanti et al. 2022, Sec. 4.1,
@@ -90,7 +85,7 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
   }
   const double frozen = t.method == Method::kQlora ? layer_params * kNf4Bytes + edge_params * e
                                                    : base * e;
-  const double adapters = AdapterParamsPerLayer(m, t.lora_rank) * (m.layers / p.pp) / p.tp;
+  const double adapters = t.lora_rank * AdapterWidthPerLayer(m, t) * (m.layers / p.pp) / p.tp;
   r.weights = Bytes(frozen / (p.zero >= 3 ? dp : 1) + adapters * e);
   r.gradients = Bytes(adapters * e);
   r.optimizer = Bytes(adapters * OptimizerBytes(t.precision) / (p.zero >= 1 ? dp : 1));
@@ -150,7 +145,7 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
   StatesMemory(sc, stage, r);
   r.activations = ActivationMemory(sc, stage);
   if (stage == p.pp - 1)  // bf16 logits + fp32 softmax/gradient over the vocabulary shard
-    r.logits = Bytes(t.tokens_per_micro_batch() * m.vocab / p.tp * (2 + 4));
+    r.logits = Bytes(t.tokens_per_micro_batch() * m.vocab / p.tp * LogitsBytesPerElement(TraitsOf(t.stack).loss, 2));
   if (p.zero >= 3 && p.dp > 1)  // the layer being computed, the prefetched one, its gradients
     r.zero_buffers = Bytes(CountParams(m).per_layer / p.tp * (2 * LayerWeightBytes(t.method, t.precision) + ElementBytes(t.precision)));
   double live = (r.weights + r.gradients + r.optimizer + r.activations + r.logits +
@@ -169,7 +164,7 @@ double LayerWeightBytes(Method m, Precision p) { return m == Method::kQlora ? kN
 double TrainableParams(const Scenario& s) {
   if (s.model.kind == ModelKind::kVision) return CountVision(s.model.vision).params;
   if (s.training.method == Method::kFull) return CountParams(s.model).total(s.model.layers);
-  return AdapterParamsPerLayer(s.model, s.training.lora_rank) * s.model.layers;
+  return s.training.lora_rank * AdapterWidthPerLayer(s.model, s.training) * s.model.layers;
 }
 
 MemoryBreakdown EstimateMemory(const Scenario& s) {

@@ -1,5 +1,6 @@
 #include "sim/model/model_math.h"
 
+#include "sim/model/stack_kernels.h"
 #include "sim/model/vision.h"
 
 #include <algorithm>
@@ -27,23 +28,37 @@ Op Memory(std::string name, double bytes) {
 }
 
 // The forward GEMMs of one block on one TP rank (Megatron column/row split:
-// QKV and MLP-up split by columns, projection and MLP-down by rows).
-std::vector<Op> LayerGemms(const ModelSpec& m, double tokens, int tp, double e) {
+// QKV and MLP-up split by columns, projection and MLP-down by rows). With
+// separate projections (Hugging Face's q_proj, k_proj, v_proj, gate_proj,
+// up_proj) each is a GEMM of its own.
+std::vector<Op> LayerGemms(const ModelSpec& m, double tokens, int tp, double e, bool separate) {
   const double h = m.hidden, kv_rank = KvDimPerRank(m, tp), f = m.ffn;
-  const double up = m.ffn_kind == FfnKind::kSwiglu ? 2 * f : f;
-  return {Gemm("qkv", tokens, h, h / tp + 2 * kv_rank, e), Gemm("attn_proj", tokens, h / tp, h, e),
-          Gemm("mlp_up", tokens, h, up / tp, e), Gemm("mlp_down", tokens, f / tp, h, e)};
-}
-
-// Rank-r adapters on every linear layer (Hu et al. 2021; QLoRA adapts all
-// linear layers, Dettmers et al. 2023): x*A (in x r) then *B (r x out).
-double AdapterFlopsPerToken(const ModelSpec& m, int rank, int tp) {
-  const double h = m.hidden, kv = KvDim(m), f = m.ffn;
-  double in_out = (h + h + 2 * kv) + (h + h) + FfnMatrices(m) * (h + f);
-  return 2.0 * rank * in_out / tp;
+  const bool swiglu = m.ffn_kind == FfnKind::kSwiglu;
+  const double up = swiglu ? 2 * f : f;
+  if (!separate)
+    return {Gemm("qkv", tokens, h, h / tp + 2 * kv_rank, e), Gemm("attn_proj", tokens, h / tp, h, e),
+            Gemm("mlp_up", tokens, h, up / tp, e), Gemm("mlp_down", tokens, f / tp, h, e)};
+  std::vector<Op> g{Gemm("q_proj", tokens, h, h / tp, e), Gemm("k_proj", tokens, h, kv_rank, e),
+                    Gemm("v_proj", tokens, h, kv_rank, e), Gemm("attn_proj", tokens, h / tp, h, e)};
+  if (swiglu) g.push_back(Gemm("gate_proj", tokens, h, f / tp, e));
+  g.push_back(Gemm("up_proj", tokens, h, f / tp, e));
+  g.push_back(Gemm("mlp_down", tokens, f / tp, h, e));
+  return g;
 }
 
 }  // namespace
+
+double AdapterWidthPerLayer(const ModelSpec& m, const TrainingSpec& t) {
+  const double h = m.hidden, kv = KvDim(m), f = m.ffn;
+  const std::pair<LoraTarget, double> widths[] = {
+      {LoraTarget::kQ, h + h},      {LoraTarget::kK, h + kv}, {LoraTarget::kV, h + kv}, {LoraTarget::kO, h + h},
+      {LoraTarget::kGate, h + f},   {LoraTarget::kUp, h + f}, {LoraTarget::kDown, f + h}};
+  double sum = 0;
+  for (const auto& [target, width] : widths)
+    if ((t.lora_targets & Bit(target)) && (target != LoraTarget::kGate || m.ffn_kind == FfnKind::kSwiglu))
+      sum += width;
+  return sum;
+}
 
 double KvDimPerRank(const ModelSpec& m, int tp) {
   return std::max(1.0, double(m.kv_heads) / tp) * m.head_dim();
@@ -111,12 +126,15 @@ StepFlops TrainingStepFlops(const ModelSpec& m, const TrainingSpec& t) {
   } else {
     // Frozen base: backward computes activation gradients only (1x matmul),
     // attention has no weights so its backward stays 2x; plus adapters.
-    per_token = 2 * matmul + 3 * attention + 3 * AdapterFlopsPerToken(m, t.lora_rank, 1) * m.layers;
+    per_token = 2 * matmul + 3 * attention + 3 * 2.0 * t.lora_rank * AdapterWidthPerLayer(m, t) * m.layers;
   }
   double recompute = 0;
   if (t.recompute == Recompute::kFull) recompute = (f.layer_matmul + f.layer_attention) * m.layers;
   if (t.recompute == Recompute::kSelective) recompute = f.layer_attention * m.layers;
-  return {Flops(per_token * tokens), Flops((per_token + recompute) * tokens)};
+  // The model learns from the useful tokens; the GPUs also compute the pads
+  // of unpacked sequences.
+  const double useful = t.tokens_per_step();
+  return {Flops(per_token * useful), Flops((per_token + recompute) * tokens)};
 }
 
 Bytes HiddenStateBytes(const ModelSpec& m, const TrainingSpec& t) {
@@ -156,10 +174,9 @@ void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, bool bwd, s
   ops.push_back(Memory("softmax_dropout", 13.0 / 2.0 * score_bytes));
 }
 
-// What the recipe adds to a block: FP8 casts, LoRA adapters, NF4
-// dequantisation.
+// What the recipe adds to a block: FP8 casts (LoRA adapters and NF4
+// dequantisation are stack kernels, stack_kernels.h).
 void RecipeOps(const ModelSpec& m, const TrainingSpec& t, int tp, bool bwd, std::vector<Op>& ops) {
-  const double e = ActivationBytes(t.precision);
   const double h = m.hidden, f = m.ffn;
   const double tokens = t.tokens_per_micro_batch();
   if (t.precision == Precision::kFp8) {
@@ -172,44 +189,35 @@ void RecipeOps(const ModelSpec& m, const TrainingSpec& t, int tp, bool bwd, std:
     const double grads = tokens * ((h / tp + 2 * KvDimPerRank(m, tp)) + h + up / tp + h);
     ops.push_back(Memory("fp8_cast", 3.0 * (bwd ? grads : inputs)));
   }
-  if (t.method != Method::kFull) {
-    double flops = AdapterFlopsPerToken(m, t.lora_rank, tp) * tokens * (bwd ? 2 : 1);
-    const double bsh = tokens * h;
-    ops.push_back({"lora_adapters", OpKind::kGemm, Flops(flops), Bytes(4 * e * bsh)});
-  }
-  if (t.method == Method::kQlora) {
-    // bitsandbytes NF4: each use of a base weight dequantizes it to bf16
-    // (read 0.5 B + write 2 B per parameter) before the matmul.
-    double shard = CountParams(m).per_layer / tp;
-    ops.push_back(Memory("nf4_dequant", 2.5 * shard));
-  }
 }
 
 }  // namespace
 
 std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass pass, bool frozen) {
-  const double e = ActivationBytes(t.precision);
-  const double tokens = t.tokens_per_micro_batch();
+  const StackTraits& st = TraitsOf(t.stack);
+  const BlockShape shape = BlockShape::Of(m, t, tp);
+  const double e = shape.e;
+  const double tokens = shape.tokens;
   const double bsh = tokens * m.hidden;
   const bool bwd = pass == Pass::kBackward;
   // Elementwise kernels move about twice the bytes in backward (read the
   // saved input and the incoming gradient, write the outgoing gradient).
   const double mem_factor = bwd ? 2.0 : 1.0;
   std::vector<Op> ops;
-  ops.push_back(Memory("norm1", mem_factor * 2 * bsh * e));
-  for (Op g : LayerGemms(m, tokens, tp, e)) {
+  NormOps(m, shape, st, pass, "norm1", ops);
+  for (Op g : LayerGemms(m, tokens, tp, e, st.separate_projections)) {
     if (!bwd) { ops.push_back(g); continue; }
     ops.push_back(Dgrad(g));
     if (!frozen) ops.push_back(Wgrad(g));
   }
+  RopeOps(m, shape, st, pass, ops);
   AttentionOps(m, t, tp, bwd, ops);
   ops.push_back(Memory("residual1", mem_factor * bsh * (3 * e + 1)));
-  ops.push_back(Memory("norm2", mem_factor * 2 * bsh * e));
-  const double act = tokens * m.ffn / tp;
-  ops.push_back(Memory(m.ffn_kind == FfnKind::kSwiglu ? "swiglu" : "gelu",
-                       mem_factor * (m.ffn_kind == FfnKind::kSwiglu ? 3 : 2) * act * e));
+  NormOps(m, shape, st, pass, "norm2", ops);
+  ActivationOps(m, shape, st, pass, ops);
   ops.push_back(Memory("residual2", mem_factor * bsh * (3 * e + 1)));
   RecipeOps(m, t, tp, bwd, ops);
+  AdapterOps(m, t, shape, st, pass, ops);
   return ops;
 }
 
@@ -225,8 +233,12 @@ std::vector<Op> HeadOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass 
   const double tokens = t.tokens_per_micro_batch();
   Op logits = Gemm("logits", tokens, m.hidden, double(m.vocab) / tp, e);
   // Softmax cross-entropy in fp32 over the vocabulary shard: logits read,
-  // fp32 softmax written and read back (Megatron's vocab-parallel loss).
-  const double loss_bytes = tokens * double(m.vocab) / tp * (e + 4 + 4);
+  // fp32 softmax written and read back (Megatron's vocab-parallel loss);
+  // an fp32 copy of the logits first writes and reads 4 B more (Hugging
+  // Face); a chunked kernel reads the 16-bit logits once (Unsloth).
+  const Loss loss = TraitsOf(t.stack).loss;
+  const double loss_bytes =
+      tokens * double(m.vocab) / tp * (loss == Loss::kChunked ? e : LogitsBytesPerElement(loss, e) + 4);
   if (pass == Pass::kForward) return {Memory("final_norm", 2 * tokens * m.hidden * e), logits,
                                       Memory("cross_entropy", loss_bytes)};
   std::vector<Op> ops{Memory("cross_entropy_bwd", loss_bytes), Dgrad(logits)};

@@ -86,6 +86,12 @@ Bytes HiddenStateBytes(const ModelSpec& m, const TrainingSpec& t);
 // whole (replicated) head when tp exceeds the KV heads (Megatron GQA).
 double KvDimPerRank(const ModelSpec& m, int tp);
 
+// Rank-r LoRA adapters (Hu et al. 2021) on training.lora_targets: the sum
+// of in + out over the adapted linear layers of one block (an adapter holds
+// rank x (in + out) parameters and runs 2 x rank x (in + out) FLOPs per
+// token forward).
+double AdapterWidthPerLayer(const ModelSpec& m, const TrainingSpec& t);
+
 // Bytes per element of activations and weights in the training precision.
 double ActivationBytes(Precision p);
 

@@ -9,6 +9,7 @@
 #include "sim/engine/node_topology.h"
 #include "sim/model/compute_model.h"
 #include "sim/model/model_math.h"
+#include "sim/workload/data_parallel.h"
 #include "sim/workload/rank_layout.h"
 #include "sim/workload/stage_cost.h"
 
@@ -66,8 +67,12 @@ ScreenEstimate ScreenStep(const Scenario& s) {
     const std::vector<int> group = DpGroup(p, 0);
     const Bytes grads(most_params * e);
     if (p.zero >= 3) {  // per micro-batch the weights gathered forward and backward, the gradients reduce-scattered
-      const Seconds per = CollectiveTime(s, CollectiveKind::kAllGather, group, Bytes(most_weights * e)) * 2.0 +
-                          CollectiveTime(s, CollectiveKind::kReduceScatter, group, grads);
+      // One collective per layer (FSDP) or per Linear (DeepSpeed), each
+      // with its latency.
+      const double n = double(Zero3CollectivesPerLayer(s)) * std::max(1, s.model.layers);
+      const Seconds per =
+          (CollectiveTime(s, CollectiveKind::kAllGather, group, Bytes(most_weights * e / n)) * 2.0 +
+           CollectiveTime(s, CollectiveKind::kReduceScatter, group, Bytes(grads.value() / n))) * n;
       dp = std::max(Seconds(0), per * double(micro_batches) - est.compute);
     } else {
       const Seconds reduce = CollectiveTime(
@@ -76,7 +81,8 @@ ScreenEstimate ScreenStep(const Scenario& s) {
       if (p.zero == 1 || p.zero == 2) dp += CollectiveTime(s, CollectiveKind::kAllGather, group, grads);
     }
   }
-  const Seconds optimizer = OptimizerTime(most_params / (p.zero >= 1 ? p.dp : 1), s.cluster.node.gpu, s.calibration);
+  const Seconds optimizer = OptimizerTime(most_params / (p.zero >= 1 ? p.dp : 1), s.cluster.node.gpu, s.calibration,
+                                             TraitsOf(s.training.stack).optimizer);
   est.exposed_comm = dp;
   est.step = pipeline + dp + optimizer;
   return est;

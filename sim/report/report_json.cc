@@ -21,6 +21,9 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                                {"nodes_per_leaf", NodesPerLeaf(s.cluster)}}},
                    {"parallel", {{"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"vp", s.parallel.vp},
                                  {"dp", s.parallel.dp}, {"zero", s.parallel.zero}}}};
+  j["scenario"]["stack"] = {{"name", ToString(s.training.stack)}, {"default", !s.training.stack_given},
+                            {"packing", s.training.packing},
+                            {"useful_tokens_per_sequence", s.training.useful_tokens_per_sequence()}};
   j["scenario"]["storage"] = json::array();
   for (const StorageTier& t : s.cluster.storage)
     j["scenario"]["storage"].push_back({{"name", t.name}, {"kind", ToString(t.kind)}, {"servers", t.servers},

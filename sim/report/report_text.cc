@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "sim/model/model_math.h"
+#include "sim/model/stack.h"
 #include "sim/model/vision.h"
 #include "sim/spec/names.h"
 #include "sim/report/format.h"
@@ -9,6 +10,25 @@
 
 namespace pf {
 namespace {
+
+// What the training stack does to the step (model/stack.h), and how much of
+// each sequence is padding.
+std::string StackLine(const TrainingSpec& t) {
+  const StackTraits& st = TraitsOf(t.stack);
+  std::string o = fmt::format("  stack      {}{}: {} kernels, {} Adam, ZeRO-3 gathers per {}, {}{}", ToString(t.stack),
+                              t.stack_given ? "" : " (the default; set training.stack)",
+                              st.kernels == Kernels::kFused ? "fused" : "eager (one per tensor op)",
+                              st.optimizer == OptimizerImpl::kFused ? "fused" : "foreach",
+                              st.gather == Zero3Gather::kPerBlock ? "block" : "module",
+                              st.loss == Loss::kVocabParallel ? "vocab-parallel loss"
+                              : st.loss == Loss::kFp32Logits ? "fp32 logits in the loss" : "chunked loss",
+                              t.method == Method::kFull ? ""
+                              : st.adapters == Adapters::kFused ? ", fused LoRA adapters" : ", PEFT LoRA modules");
+  if (!t.packing)
+    o += fmt::format("; each sample padded to {} tokens ({} useful, {:.0f}%)", t.seq_len,
+                     int(t.useful_tokens_per_sequence()), 100 * t.useful_tokens_per_sequence() / t.seq_len);
+  return o + "\n";
+}
 
 const char* NicLabel(NicKind k) {
   switch (k) {
@@ -78,6 +98,7 @@ void Header(std::string& o, const Scenario& s) {
                      t.micro_batches_per_step(p.dp), p.dp, t.global_batch, ToString(t.recompute),
                      t.attention == Attention::kFlash ? "flash" : "unfused",
                      t.method == Method::kFull ? "" : fmt::format(", LoRA rank {}", t.lora_rank));
+  if (m.kind != ModelKind::kVision) o += StackLine(t);
 }
 
 // "  name        12.3 GiB" for a part above zero.
@@ -276,7 +297,7 @@ std::string RenderText(const Result& r, const Alternative* alternative) {
                      alternative->layout, alternative->speedup, Duration(alternative->step), alternative->screened) +
          flags + "\n";
   }
-  else o += fmt::format("\nNot simulated: the job does not fit in {} memory (--force simulates it anyway).\n",
+  if (!r.step) o += fmt::format("\nNot simulated: the job does not fit in {} memory (--force simulates it anyway).\n",
                         r.memory.fits ? "host" : "GPU");
   if (r.step && r.data) DataTable(o, r);
   if (r.step && r.step->checkpoint) CheckpointTable(o, r.scenario, *r.step);

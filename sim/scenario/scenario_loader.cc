@@ -154,9 +154,9 @@ ParallelSpec ParseParallel(const YamlView& par) {
 // `images` (each image counts as one "token" of the step arithmetic).
 TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   v.ExpectKeys({"method", "precision", "seq_len", "micro_batch", "global_batch", "recompute",
-                "attention", "tokens", "images", "epochs", "lora_rank"});
+                "attention", "tokens", "images", "epochs", "lora_rank", "lora_targets", "stack", "packing", "sample_len"});
   if (vision) {
-    for (const char* key : {"seq_len", "tokens", "attention", "lora_rank"})
+    for (const char* key : {"seq_len", "tokens", "attention", "lora_rank", "lora_targets", "packing", "sample_len"})
       if (v.Has(key)) v.Get(key).Fail("given, but the model is a vision model (images, not token sequences)");
   } else if (v.Has("images")) {
     v.Get("images").Fail("given, but the model is a transformer: training.tokens sets the job's length");
@@ -185,6 +185,30 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
     t.job_tokens = v.Get(length).Quantity(Dimension::kCount);
   }
   if (v.Has("lora_rank")) t.lora_rank = v.Get("lora_rank").Int(1, 65536);
+  if (v.Has("lora_targets")) {
+    const YamlView targets = v.Get("lora_targets");
+    if (targets.IsScalar() && targets.Str() == "all") {
+      t.lora_targets = kAllLoraTargets;
+    } else {
+      if (targets.IsScalar()) targets.Fail("\"" + targets.Str() + "\" is not accepted; give all or a list of q, k, v, o, gate, up, down");
+      t.lora_targets = 0;
+      for (const YamlView& item : targets.Items(7)) t.lora_targets |= Bit(item.Enum<LoraTarget>());
+      if (t.lora_targets == 0) targets.Fail("is empty; give all or a list of q, k, v, o, gate, up, down");
+    }
+  }
+  if (v.Has("stack")) {
+    t.stack = v.Get("stack").Enum<Stack>();
+    t.stack_given = true;
+  }
+  if (v.Has("packing")) t.packing = v.Get("packing").Bool();
+  if (v.Has("sample_len")) {
+    t.sample_len = static_cast<int>(v.Get("sample_len").Int(1, 1 << 22));
+    if (t.sample_len > t.seq_len)
+      v.Get("sample_len").Fail(std::to_string(t.sample_len) + " tokens per sample exceed training.seq_len (" +
+                               std::to_string(t.seq_len) + "); accepted: 1 to " + std::to_string(t.seq_len) +
+                               (t.packing ? " (packing fills each sequence with whole samples)"
+                                          : " (each sample is padded to seq_len)"));
+  }
   return t;
 }
 

@@ -81,5 +81,18 @@ const NameTable<Attention>& NamesOf(Attention) {
                                          {Attention::kUnfused, "unfused"}};
   return t;
 }
+const NameTable<LoraTarget>& NamesOf(LoraTarget) {
+  static const NameTable<LoraTarget> t = {
+      {LoraTarget::kQ, "q"},       {LoraTarget::kK, "k"},   {LoraTarget::kV, "v"},      {LoraTarget::kO, "o"},
+      {LoraTarget::kGate, "gate"}, {LoraTarget::kUp, "up"}, {LoraTarget::kDown, "down"}};
+  return t;
+}
+const NameTable<Stack>& NamesOf(Stack) {
+  static const NameTable<Stack> t = {
+      {Stack::kMegatron, "megatron"}, {Stack::kNemo, "nemo"},     {Stack::kDeepspeed, "deepspeed"},
+      {Stack::kFsdp, "fsdp"},         {Stack::kHf, "hf"},         {Stack::kLlamaFactory, "llama-factory"},
+      {Stack::kUnsloth, "unsloth"}};
+  return t;
+}
 
 }  // namespace pf

@@ -26,6 +26,8 @@ const NameTable<Method>& NamesOf(Method);
 const NameTable<Precision>& NamesOf(Precision);
 const NameTable<Recompute>& NamesOf(Recompute);
 const NameTable<Attention>& NamesOf(Attention);
+const NameTable<Stack>& NamesOf(Stack);
+const NameTable<LoraTarget>& NamesOf(LoraTarget);
 const NameTable<DataFormat>& NamesOf(DataFormat);
 const NameTable<Offload>& NamesOf(Offload);
 const NameTable<PriceMode>& NamesOf(PriceMode);

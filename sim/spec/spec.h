@@ -5,6 +5,7 @@
 // spellings live in sim/spec/names.h. No YAML and no SimGrid here.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -257,6 +258,15 @@ enum class Method { kFull, kLora, kQlora };
 enum class Precision { kBf16, kFp16, kFp8, kTf32, kFp32 };
 enum class Recompute { kNone, kSelective, kFull };
 enum class Attention { kFlash, kUnfused };
+// The training stack that runs the step (model/stack.h says what each one
+// changes: kernel fusion, LoRA adapters, host dispatch, optimizer, ZeRO-3
+// gathers, the loss, framework memory).
+enum class Stack { kMegatron, kNemo, kDeepspeed, kFsdp, kHf, kLlamaFactory, kUnsloth };
+
+// The linear layers of a block LoRA can adapt (gate exists in SwiGLU MLPs).
+enum class LoraTarget { kQ, kK, kV, kO, kGate, kUp, kDown };
+constexpr unsigned kAllLoraTargets = 0x7f;
+constexpr unsigned Bit(LoraTarget t) { return 1u << static_cast<unsigned>(t); }
 
 struct TrainingSpec {
   Method method = Method::kFull;
@@ -268,6 +278,15 @@ struct TrainingSpec {
   Attention attention = Attention::kFlash;
   double job_tokens = 0;  // tokens the whole job trains on (YAML: tokens)
   int lora_rank = 16;
+  // The linear layers LoRA adapts, a bit per LoraTarget (all by default, as
+  // QLoRA; NeMo's default is attention_qkv only).
+  unsigned lora_targets = kAllLoraTargets;
+  Stack stack = Stack::kMegatron;
+  bool stack_given = false;  // false: the default, stated as such in the report
+  // Samples packed into full sequences (Megatron, NeMo, TRL packing=True), or
+  // one sample per sequence padded to seq_len (HF padding="max_length").
+  bool packing = true;
+  int sample_len = 0;     // average tokens per sample (0: seq_len)
   double epochs = 0;      // when the job is given in epochs of data.size (job_tokens follows)
   // Sequences per micro-batch x micro-batches per step x dp = global_batch.
   int micro_batches_per_step(int dp) const {
@@ -275,8 +294,14 @@ struct TrainingSpec {
   }
   // Tokens one micro-batch carries through one pipeline (micro_batch x seq_len).
   double tokens_per_micro_batch() const { return double(micro_batch) * seq_len; }
-  // Tokens one optimizer step trains on (global_batch x seq_len).
-  double tokens_per_step() const { return double(global_batch) * seq_len; }
+  // Tokens a sequence carries that the model learns from: all of them when
+  // packed, one sample's (sample_len) when each sample is padded to seq_len.
+  double useful_tokens_per_sequence() const {
+    return packing || sample_len <= 0 ? double(seq_len) : double(std::min(sample_len, seq_len));
+  }
+  // Tokens one optimizer step trains on (global_batch x useful tokens per
+  // sequence; the GPUs compute global_batch x seq_len, pads included).
+  double tokens_per_step() const { return double(global_batch) * useful_tokens_per_sequence(); }
 };
 
 // How samples are stored, which sets the CPU work per sample and the read

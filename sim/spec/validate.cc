@@ -271,6 +271,28 @@ Check Hardware(const Scenario& s) {
   return {};
 }
 
+// What each training stack can run (model/stack.h): the Hugging Face
+// Trainer (and LLaMA-Factory on it) and Unsloth split no layers, so they
+// train data-parallel only, under DeepSpeed ZeRO or FSDP; open-source
+// Unsloth trains on one GPU; LoRA targets only mean something for LoRA.
+Check TrainingStack(const Scenario& s) {
+  const TrainingSpec& t = s.training;
+  const ParallelSpec& p = s.parallel;
+  const bool hf = t.stack == Stack::kHf || t.stack == Stack::kLlamaFactory || t.stack == Stack::kUnsloth;
+  if (hf && (p.tp > 1 || p.pp > 1))
+    return SpecError{p.tp > 1 ? "parallel.tp" : "parallel.pp",
+                     Str(p.tp > 1 ? p.tp : p.pp) + " with stack \"" + ToString(t.stack) +
+                         "\", which splits no layers (data parallel with DeepSpeed ZeRO or FSDP only); "
+                         "accepted: 1, or stack megatron, nemo or deepspeed"};
+  if (t.stack == Stack::kUnsloth && s.cluster.gpus() > 1)
+    return SpecError{"cluster", Str(int(s.cluster.gpus())) +
+                                    " GPUs with stack \"unsloth\", which trains on one GPU (open-source "
+                                    "Unsloth); accepted: gpus_per_node 1 on 1 node, or stack hf / llama-factory"};
+  if (t.method == Method::kFull && t.lora_targets != kAllLoraTargets)
+    return SpecError{"training.lora_targets", "given, but training.method is full (every weight trains)"};
+  return {};
+}
+
 }  // namespace
 
 std::optional<SpecError> Validate(const Scenario& s) {
@@ -293,6 +315,8 @@ std::optional<SpecError> Validate(const Scenario& s) {
   const int dp = p.dp_auto ? static_cast<int>(s.cluster.gpus() / Product({p.tp, p.pp})) : p.dp;
   if (auto e = Batch(s, dp)) return e;
   if (auto e = Hardware(s)) return e;
+  if (s.model.kind != ModelKind::kVision)
+    if (auto e = TrainingStack(s)) return e;
   if (auto e = PageCacheFits(s)) return e;
   if (auto e = Data(s)) return e;
   if (auto e = Offloading(s)) return e;

@@ -23,6 +23,12 @@ DataParallelEmitter::DataParallelEmitter(TaskGraph& g, const Scenario& s, int st
                                  Bytes(stage_params_ * ElementBytes(s_.training.precision)), 1, p_.tp);
 }
 
+int Zero3CollectivesPerLayer(const Scenario& s) {
+  const StackTraits& st = TraitsOf(s.training.stack);
+  if (st.gather == Zero3Gather::kPerBlock || s.model.kind == ModelKind::kVision) return 1;
+  return LinearModulesPerBlock(s.model, st);
+}
+
 preflight::CollectiveKind DataParallelEmitter::DpKind() const {
   return p_.zero >= 1 ? preflight::REDUCE_SCATTER : preflight::ALL_REDUCE;
 }
@@ -49,8 +55,13 @@ void DataParallelEmitter::EmitZero3() {
   const StageCost& c = chunks_[0];  // ZeRO-3 implies pp = vp = 1
   const Bytes layer_bytes(c.layer_weights * LayerWeightBytes(s_.training.method, s_.training.precision));
   const Bytes grad_bytes(c.params / c.layers * ElementBytes(s_.training.precision));
+  // FSDP gathers a wrapped block in one collective; DeepSpeed fetches each
+  // Linear of it on its own, one collective (and its latency) per module
+  // (model/stack.h).
+  const int modules = Zero3CollectivesPerLayer(s_);
   auto gather = [&](const char* name) {
-    int x = g_.Collective(name, preflight::DP_COMM, preflight::ALL_GATHER, group_, layer_bytes, 1, p_.tp);
+    int x = g_.Collective(name, preflight::DP_COMM, preflight::ALL_GATHER, group_, layer_bytes / double(modules),
+                          modules, p_.tp);
     g_.Dep(x, gather_chain_.empty() ? kNoTask : gather_chain_.back());
     gather_chain_.push_back(x);
     return x;
@@ -61,7 +72,7 @@ void DataParallelEmitter::EmitZero3() {
     for (int j = 0; j < c.layers; ++j) {
       gather_b_[mb].push_back(gather("zero3_gather_bwd"));
       int rs = g_.Collective("zero3_reduce_scatter", preflight::DP_COMM, preflight::REDUCE_SCATTER,
-                             group_, grad_bytes, 1, p_.tp);
+                             group_, grad_bytes / double(modules), modules, p_.tp);
       g_.Dep(rs, prev_rs);
       scatter_[0][mb].push_back(prev_rs = rs);
     }
@@ -109,7 +120,8 @@ int DataParallelEmitter::Optimizer(int gpu, int last) {
   TaskSpan o;
   if (p_.offload == Offload::kNone) {
     o.first = o.last = g_.Compute(gpu, "optimizer",
-                                  {OptimizerTime(params, s_.cluster.node.gpu, s_.calibration), Flops(0)},
+                                  {OptimizerTime(params, s_.cluster.node.gpu, s_.calibration,
+                                                 TraitsOf(s_.training.stack).optimizer), Flops(0)},
                                   preflight::OPTIMIZER);
   } else {
     o = EmitOffloadedStep(g_, s_, gpu, params);

@@ -22,6 +22,10 @@ constexpr Bytes kBucketBytes(25e6);
 // Gradients and gathered parameters travel at the training precision's
 // element size (spec.h ElementBytes: bf16/fp16 2 bytes, tf32/fp32 4).
 
+// ZeRO-3's all-gathers (and reduce-scatters) per layer: 1 for FSDP, one per
+// Linear for DeepSpeed's per-submodule fetch.
+int Zero3CollectivesPerLayer(const Scenario& s);
+
 class DataParallelEmitter {
  public:
   // Emits the stage's shared collectives. `chunks` are the stage's model

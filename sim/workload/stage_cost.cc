@@ -3,17 +3,24 @@
 #include "sim/model/compute_model.h"
 #include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
+#include "sim/model/stack.h"
 #include "sim/model/vision.h"
 
 namespace pf {
 namespace {
 
-Work Measure(const std::vector<Op>& ops, const Scenario& s) {
+// A pass's kernels on the GPU; eager PyTorch issues them one by one from
+// the host, so a pass of many short kernels takes the host's time instead
+// (model/stack.h).
+Work Measure(const std::vector<Op>& ops, const Scenario& s, Pass pass = Pass::kForward) {
   Work w;
   for (const Op& op : ops) {
     w.seconds += OpTime(op, s.cluster.node.gpu, s.training.precision, s.calibration);
     w.flops += op.flops;
   }
+  const Seconds host = (pass == Pass::kForward ? HostSecondsPerForwardKernel() : HostSecondsPerBackwardKernel()) *
+                       double(ops.size());
+  if (host > w.seconds) w.seconds = host;
   return w;
 }
 
@@ -21,7 +28,7 @@ Work Measure(const std::vector<Op>& ops, const Scenario& s) {
 // the whole layer (full) or the attention core (selective).
 Work LayerBackward(const Scenario& s, const std::vector<Op>& fwd_ops, Work fwd, bool frozen) {
   const TrainingSpec& t = s.training;
-  Work bwd = Measure(LayerOps(s.model, t, s.parallel.tp, Pass::kBackward, frozen), s);
+  Work bwd = Measure(LayerOps(s.model, t, s.parallel.tp, Pass::kBackward, frozen), s, Pass::kBackward);
   if (t.recompute == Recompute::kFull) return bwd + fwd;
   if (t.recompute == Recompute::kSelective) {
     std::vector<Op> attention;
@@ -54,7 +61,7 @@ StageCost VisionCost(const Scenario& s) {
   StageCost c;
   c.layers = LayerCount(s.model);
   c.fwd = Measure(VisionOps(v, s.training.micro_batch, e, Pass::kForward), s);
-  c.bwd = Measure(VisionOps(v, s.training.micro_batch, e, Pass::kBackward), s);
+  c.bwd = Measure(VisionOps(v, s.training.micro_batch, e, Pass::kBackward), s, Pass::kBackward);
   c.params = CountVision(v).params;
   c.layer_weights = c.params / c.layers;
   return c;
@@ -79,11 +86,11 @@ StageCost CostOfStage(const Scenario& s, int vstage) {
   c.bwd = LayerBackward(s, fwd_ops, fwd_layer, frozen) * c.layers;
   if (first) {
     c.fwd = c.fwd + Measure(EmbeddingOps(m, t, p.tp, Pass::kForward), s);
-    c.bwd = c.bwd + Measure(EmbeddingOps(m, t, p.tp, Pass::kBackward), s);
+    c.bwd = c.bwd + Measure(EmbeddingOps(m, t, p.tp, Pass::kBackward), s, Pass::kBackward);
   }
   if (last) {
     c.fwd = c.fwd + Measure(HeadOps(m, t, p.tp, Pass::kForward, frozen), s);
-    c.bwd = c.bwd + Measure(HeadOps(m, t, p.tp, Pass::kBackward, frozen), s);
+    c.bwd = c.bwd + Measure(HeadOps(m, t, p.tp, Pass::kBackward, frozen), s, Pass::kBackward);
   }
   c.layer_weights = CountParams(m).per_layer / p.tp;
   c.params = frozen ? TrainableParams(s) / vstages / p.tp : held.total();

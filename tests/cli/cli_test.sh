@@ -11,15 +11,15 @@ source "$(dirname "$0")/../lib/check.sh"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"   # not the repo: bundled models and topologies must still be found
 
-"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" >out.txt 2>err.txt; rc=$?
+"$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" >out.txt 2>err.txt; rc=$?
 check "fits scenario exits 0" test $rc -eq 0
 check "report says FITS" grep -q "FITS" out.txt
 check "report has step time" grep -q "step time" out.txt
 check "report has cost" grep -q "USD" out.txt
 
-"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --format json >out.json; rc=$?
+"$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" --format json >out.json; rc=$?
 check "json exits 0" test $rc -eq 0
-"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --format json >again.json
+"$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" --format json >again.json
 check "JSON is byte-identical across runs" cmp -s out.json again.json
 for key in step_time_s tokens_per_s mfu scaling_efficiency per_gpu_bytes fits breakdown wall_clock_s cost_usd; do
   check "json has $key" grep -q "\"$key\"" out.json
@@ -34,11 +34,11 @@ check "in-process run exits 0" test $rc -eq 0
 check "in-process JSON is byte-identical" cmp -s forked.json inproc.json
 check "in-process run says it skips the intervals" grep -q "no 90% intervals" inproc.err
 
-"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --verbose >verbose.txt 2>verbose.err; rc=$?
+"$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" --verbose >verbose.txt 2>verbose.err; rc=$?
 check "--verbose exits 0" test $rc -eq 0
 check "--verbose prints the estimate" grep -q "simulate: estimate: at most" verbose.err
 check "--verbose prints the real size" grep -q "simulate: simulated 257 tasks and 128 network flows" verbose.err
-check "--verbose leaves the report alone" cmp -s verbose.txt <("$SIM" "$ROOT/scenarios/70b_8xA800.yaml")
+check "--verbose leaves the report alone" cmp -s verbose.txt <("$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml")
 
 "$SIM" "$ROOT/scenarios/70b_8xA800_full.yaml" >full.txt; rc=$?
 check "not-fits exits 0 by default" test $rc -eq 0
@@ -47,7 +47,7 @@ check "not-fits suggestions" grep -q "Would fit with" full.txt
 "$SIM" "$ROOT/scenarios/70b_8xA800_full.yaml" --fail-on-oom >/dev/null; rc=$?
 check "--fail-on-oom exits 1" test $rc -eq 1
 
-"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --set parallel.tp=6 >/dev/null 2>err.txt; rc=$?
+"$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" --set parallel.tp=6 >/dev/null 2>err.txt; rc=$?
 check "bad --set exits 2" test $rc -eq 2
 check "bad --set names the flag and value" grep -q "set parallel.tp=6: parallel.tp: 6 does not divide attention heads (64)" err.txt
 check "one line of error" test "$(wc -l <err.txt)" -eq 1
@@ -57,19 +57,19 @@ printf 'name: x\nmodel: llama2-7b\ncluster: {node: a100-80gb-sxm-8x, nodes: 1\n'
 check "malformed YAML exits 2" test $rc -eq 2
 check "malformed YAML names the file" grep -q "broken.yaml:" err.txt
 
-"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --format json --set parallel.tp=4 --set parallel.dp=2 >tp4.json; rc=$?
+"$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" --format json --set parallel.tp=4 --set parallel.dp=2 >tp4.json; rc=$?
 check "valid --set exits 0" test $rc -eq 0
 check "valid --set applied" grep -q '"tp": 4' tp4.json
 
 # A replayed workload has no other layouts to try: compare without the alternative.
-"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --format json --no-alternative --emit-workload w.pb >a.json; rc=$?
+"$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" --format json --no-alternative --emit-workload w.pb >a.json; rc=$?
 check "emit-workload exits 0" test $rc -eq 0
 check "workload file written" test -s w.pb
-"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --format json --workload w.pb >b.json; rc=$?
+"$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" --format json --workload w.pb >b.json; rc=$?
 check "replay exits 0" test $rc -eq 0
 check "replay JSON is byte-identical" cmp -s a.json b.json
 check "a built run names a faster layout" grep -q '"layout": "TP2 PP4 DP1 ZeRO-0 mb1 none"' out.json
-"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --format json --no-alternative >plain.json
+"$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" --format json --no-alternative >plain.json
 check "emitting does not change the report" cmp -s a.json plain.json
 "$SIM" "$ROOT/scenarios/70b_8xA800_full.yaml" --format json --emit-workload full.pb >c.json
 "$SIM" "$ROOT/scenarios/70b_8xA800_full.yaml" --format json --workload full.pb >d.json; rc=$?
@@ -77,10 +77,10 @@ check "replay of a job that does not fit is not simulated either" cmp -s c.json 
 
 # Bad workload files: exit 2, one line naming the file, nothing else.
 head -c 1000 w.pb >cut.pb
-"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --workload cut.pb >/dev/null 2>err.txt; rc=$?
+"$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" --workload cut.pb >/dev/null 2>err.txt; rc=$?
 check "truncated workload exits 2" test $rc -eq 2
 check "truncated workload message" grep -qx "simulate: cut.pb: not a preflight.Workload (truncated or corrupt Protobuf data, 1000 bytes)" err.txt
-"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --set cluster.nodes=2 --set parallel.dp=2 --workload w.pb >/dev/null 2>err.txt; rc=$?
+"$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" --set cluster.nodes=2 --set parallel.dp=2 --workload w.pb >/dev/null 2>err.txt; rc=$?
 check "workload for another cluster exits 2" test $rc -eq 2
 check "workload for another cluster names both" grep -qx "simulate: w.pb: built for 8 x A800-SXM4-80GB (8 per node), bf16, but the scenario has 16 x A800-SXM4-80GB (8 per node), bf16 (emit a workload for this scenario with --emit-workload)" err.txt
 check "one line of error" test "$(wc -l <err.txt)" -eq 1
@@ -88,13 +88,13 @@ if command -v protoc >/dev/null; then  # the build's own Protobuf compiler
   decode() { protoc -I"$ROOT" --decode=preflight.Workload sim/proto/workload.proto; }
   encode() { protoc -I"$ROOT" --encode=preflight.Workload sim/proto/workload.proto; }
   (cd "$ROOT" && decode <"$tmp/w.pb" | sed '0,/duration_s: .*/s//duration_s: nan/' | encode) >nan.pb
-  "$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --workload nan.pb >/dev/null 2>err.txt; rc=$?
+  "$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" --workload nan.pb >/dev/null 2>err.txt; rc=$?
   check "NaN duration exits 2, not 3" test $rc -eq 2
   check "NaN duration message" grep -qx 'simulate: nan.pb: tasks\[0\].compute.duration_s: nan is not a duration in \[0, 1e+06\] s (task "fwd")' err.txt
 fi
 
 # An output never overwrites an input, also through a link; nothing is written.
-cp "$ROOT/scenarios/70b_8xA800.yaml" s.yaml; cp s.yaml s.orig; cp w.pb w.orig
+cp "$ROOT/scenarios/70b_8xA800_tp8.yaml" s.yaml; cp s.yaml s.orig; cp w.pb w.orig
 ln -s s.yaml link.yaml; ln s.yaml hard.yaml
 for out in s.yaml link.yaml hard.yaml "$tmp/s.yaml"; do
   "$SIM" s.yaml --emit-workload "$out" >/dev/null 2>err.txt; rc=$?
@@ -114,13 +114,13 @@ check "no temporary file left" test -z "$(ls -A | grep '\.tmp\.' )"
 "$SIM" nonexistent.yaml >/dev/null 2>err.txt; rc=$?
 check "missing file exits 2" test $rc -eq 2
 
-"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --max-tasks 100 >/dev/null 2>err.txt; rc=$?
+"$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" --max-tasks 100 >/dev/null 2>err.txt; rc=$?
 check "a step past --max-tasks exits 2" test $rc -eq 2
 check "the budget message says what to reduce" grep -q "over the budget of 100 tasks (--max-tasks): 64 micro-batches per step" err.txt
 check "one line of error for the budget" test "$(wc -l <err.txt)" -eq 1
-"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --set training.global_batch=16777216 >/dev/null 2>err.txt; rc=$?
+"$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" --set training.global_batch=16777216 >/dev/null 2>err.txt; rc=$?
 check "a huge step is refused at once, in one line" test $rc -eq 2 -a "$(wc -l <err.txt)" -eq 1
-"$SIM" "$ROOT/scenarios/70b_8xA800.yaml" --max-tasks 0 >/dev/null 2>err.txt; rc=$?
+"$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" --max-tasks 0 >/dev/null 2>err.txt; rc=$?
 check "--max-tasks 0 exits 2" test $rc -eq 2
 
 # simulate collectives: an nccl-tests table, JSON rows, one-line errors.

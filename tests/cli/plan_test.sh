@@ -10,7 +10,7 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$(dirname "$0")/../lib/check.sh"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
-SC="$ROOT/scenarios/70b_8xA800.yaml"
+SC="$ROOT/scenarios/70b_8xA800_tp8.yaml"
 
 "$SIM" plan "$SC" --deadline 7d --gpus A800,H800,RTX-4090 --max-gpus 16 >plan.txt 2>err.txt; rc=$?
 check "plan exits 0" test $rc -eq 0

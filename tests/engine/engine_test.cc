@@ -148,7 +148,7 @@ TEST(Engine, RejectsAGpuTheClusterLacks) {
 }
 
 TEST(EngineDeathTest, InProcessRunMatchesTheForkedRunAndASecondOneIsRefused) {
-  Scenario s = LoadScenario(kRoot + "/scenarios/70b_8xA800.yaml");
+  Scenario s = LoadScenario(kRoot + "/scenarios/70b_8xA800_tp8.yaml");
   preflight::Workload w = BuildWorkload(s);
   const TaskTimes forked = RunWorkload(s, w);
   ASSERT_GT(forked.flows, 0);

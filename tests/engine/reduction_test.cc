@@ -34,8 +34,8 @@ std::vector<Layout> Layouts() {
   std::vector<std::string> fat_256 = h100_256;
   fat_256.insert(fat_256.end(), fat_tree.begin(), fat_tree.end());
   return {
-      {"Tp8Lora8xA800", "scenarios/70b_8xA800.yaml", {}},
-      {"Tp8Lora8xH100Nvls", "scenarios/70b_8xA800.yaml", {"cluster.node=h100-sxm-8x", "price.offer=lambda-8x-h100-sxm5"}},
+      {"Tp8Lora8xA800", "scenarios/70b_8xA800_tp8.yaml", {}},
+      {"Tp8Lora8xH100Nvls", "scenarios/70b_8xA800_tp8.yaml", {"cluster.node=h100-sxm-8x", "price.offer=lambda-8x-h100-sxm5"}},
       {"Megatron1p7bDp32", "scenarios/megatron_1p7b_32xA100.yaml", {}},
       {"Megatron7p5bTp2Dp64", "scenarios/megatron_7p5b_128xA100.yaml", {}},
       {"Gpt3Tp8Pp8Dp4", "scenarios/gpt3_175b_1024xA100.yaml",
@@ -62,7 +62,7 @@ std::vector<Layout> Layouts() {
       {"RailLeavesOfThreeNodes", "scenarios/gpt3_175b_1024xA100.yaml",
        {"cluster=h100-ib-rail-128node", "model=megatron-gpt-39.1b", "cluster.nodes=4", "parallel.pp=2",
         "parallel.dp=2", "training.global_batch=16", "cluster.fabric.radix=6", "cluster.fabric.switch_latency=1ms"}},
-      {"Tp8Pp2On4NicA800", "scenarios/70b_8xA800.yaml",
+      {"Tp8Pp2On4NicA800", "scenarios/70b_8xA800_tp8.yaml",
        {"cluster.nodes=2", "parallel.pp=2", "training.method=full", "parallel.zero=1", "training.global_batch=16",
         "--force"}},
   };

@@ -34,7 +34,7 @@ using namespace pf;
 // four nodes over NICs (32). The first is the default.
 const char* const kClusters[] = {
     "scenarios/7b_qlora_2x4090.yaml",
-    "scenarios/70b_8xA800.yaml",
+    "scenarios/70b_8xA800_tp8.yaml",
     "scenarios/megatron_1p7b_32xA100.yaml",
 };
 

@@ -14,7 +14,7 @@ command -v chromium >/dev/null || { echo "FAIL: chromium not installed (scripts/
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 # A scenario whose path carries markup.
 SC="$T/<b>70b&\"plan\".yaml"
-cp "$ROOT/scenarios/70b_8xA800.yaml" "$SC"
+cp "$ROOT/scenarios/70b_8xA800_tp8.yaml" "$SC"
 "$SIM" plan "$SC" --deadline 7d --gpus A800,H800,RTX-4090 --max-gpus 16 --report "$T/plan.html" >"$T/plan.txt" 2>&1; rc=$?
 check "plan --report exits 0" test $rc -eq 0
 check "the report is written" test -s "$T/plan.html"

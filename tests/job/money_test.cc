@@ -20,7 +20,7 @@
 namespace pf {
 namespace {
 
-const std::string kLora = testing_util::kRoot + "/scenarios/70b_8xA800.yaml";
+const std::string kLora = testing_util::kRoot + "/scenarios/70b_8xA800_tp8.yaml";
 const std::string kPretrain = testing_util::kRoot + "/scenarios/llama70b_1024xH100_pretrain.yaml";
 
 // The message of the InputError that loading `path` with `overrides` throws.
@@ -268,7 +268,7 @@ TEST(Money, BadPricesAreRefused) {
   for (const Case& c : cases) {
     const std::string got = Refusal(kLora, c.set);
     EXPECT_NE(got.find(c.message), std::string::npos) << c.set[0] << "\n  got: " << got;
-    EXPECT_NE(got.find("70b_8xA800.yaml") == std::string::npos && got.find("--set") == std::string::npos, true) << got;
+    EXPECT_NE(got.find("70b_8xA800_tp8.yaml") == std::string::npos && got.find("--set") == std::string::npos, true) << got;
   }
   // A negative preemption rate; staging from the data tier itself.
   EXPECT_NE(Refusal(kPretrain, {"interruptions.preemptions_per_hour=-0.1"}).find("must be a rate in [0, 100] per hour"),

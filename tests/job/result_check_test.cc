@@ -15,7 +15,7 @@ namespace pf {
 namespace {
 
 const Result& Real() {
-  static const Result r = Simulate(LoadScenario(testing_util::kRoot + "/scenarios/70b_8xA800.yaml"));
+  static const Result r = Simulate(LoadScenario(testing_util::kRoot + "/scenarios/70b_8xA800_tp8.yaml"));
   return r;
 }
 

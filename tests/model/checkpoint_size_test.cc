@@ -44,7 +44,7 @@ TEST(CheckpointSize, MegatronTrillionParameterCheckpointWithin10Percent) {
 
 // LoRA saves its adapters and their optimizer state, not the frozen base.
 TEST(CheckpointSize, LoraSavesTheAdaptersOnly) {
-  const Scenario s = Load("70b_8xA800.yaml");
+  const Scenario s = Load("70b_8xA800_tp8.yaml");
   ASSERT_NE(s.training.method, Method::kFull);
   const CheckpointSize c = SizeOfCheckpoint(s);
   EXPECT_NEAR(c.total().value(), 14 * TrainableParams(s), 1);

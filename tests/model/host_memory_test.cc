@@ -55,7 +55,7 @@ TEST(HostMemory, EveryGpuHasATrainingProcessAndItsLoadersWorkers) {
 }
 
 TEST(HostMemory, WithoutADataSectionOnlyTheProcessesAndOffloadCount) {
-  const HostMemory h = EstimateHostMemory(Load("70b_8xA800.yaml"));
+  const HostMemory h = EstimateHostMemory(Load("70b_8xA800_tp8.yaml"));
   EXPECT_DOUBLE_EQ(h.processes.value(), kProcessBytes * 8);
   EXPECT_EQ(h.workers.value(), 0);
   EXPECT_EQ(h.batches.value(), 0);

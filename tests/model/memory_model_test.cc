@@ -38,7 +38,7 @@ double States(const MemoryBreakdown& m) {
 }
 
 TEST(Memory, LoraOn8xA800Fits) {
-  const Scenario s = LoadScenario(Path("70b_8xA800.yaml"));
+  const Scenario s = LoadScenario(Path("70b_8xA800_tp8.yaml"));
   const MemoryBreakdown m = EstimateMemory(s);
   EXPECT_TRUE(m.fits);
   EXPECT_EQ(m.capacity.value(), 81920.0 * 1024 * 1024);  // A800: 81920 MiB

@@ -72,7 +72,7 @@ TEST(ModelMath, Llama2ParamCounts) {
   EXPECT_EQ(CountParams(l70).per_layer, 855654400.0);
   EXPECT_EQ(CountParams(l70).total(80), 68976648192.0);
   // The bundled model files give the same.
-  const ModelSpec bundled = Load("70b_8xA800.yaml").model;
+  const ModelSpec bundled = Load("70b_8xA800_tp8.yaml").model;
   EXPECT_EQ(CountParams(bundled).total(bundled.layers), 68976648192.0);
 }
 
@@ -103,7 +103,7 @@ TEST(ModelMath, GptStepFlopsMatchSc21Formula) {
 }
 
 TEST(ModelMath, LoraNeedsFewerFlopsThanFullTraining) {
-  const Scenario sc = Load("70b_8xA800.yaml");
+  const Scenario sc = Load("70b_8xA800_tp8.yaml");
   TrainingSpec t = sc.training;
   ASSERT_EQ(t.method, Method::kLora);
   const StepFlops lora = TrainingStepFlops(sc.model, t);

@@ -12,7 +12,7 @@
 namespace pf {
 namespace {
 
-const std::string kPath = testing_util::kRoot + "/scenarios/70b_8xA800.yaml";
+const std::string kPath = testing_util::kRoot + "/scenarios/70b_8xA800_tp8.yaml";
 
 TEST(Alternative, FoundAndReproducible) {
   const Scenario s = LoadScenario(kPath);

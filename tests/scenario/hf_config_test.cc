@@ -18,7 +18,7 @@
 namespace pf {
 namespace {
 
-const std::string kScenario = testing_util::kRoot + "/scenarios/70b_8xA800.yaml";
+const std::string kScenario = testing_util::kRoot + "/scenarios/70b_8xA800_tp8.yaml";
 
 // Published totals: the "Model size" each model's Hugging Face Hub page
 // prints from its safetensors metadata (3 significant figures; Yi-34B to

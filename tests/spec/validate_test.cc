@@ -10,7 +10,7 @@
 namespace pf {
 namespace {
 
-Scenario Base() { return LoadScenario(testing_util::kRoot + "/scenarios/70b_8xA800.yaml"); }
+Scenario Base() { return LoadScenario(testing_util::kRoot + "/scenarios/70b_8xA800_tp8.yaml"); }
 
 TEST(Validate, BundledScenarioIsValid) { EXPECT_FALSE(Validate(Base()).has_value()); }
 

@@ -249,7 +249,7 @@ TEST(DataLoader, ADatasetThePageCacheHoldsIsNotReadAgain) {
 }
 
 TEST(DataLoader, NoDataSectionNoInputPipeline) {
-  const Scenario s = Load("70b_8xA800.yaml");
+  const Scenario s = Load("70b_8xA800_tp8.yaml");
   ASSERT_FALSE(s.data.enabled);
   const preflight::Workload w = BuildWorkload(s);
   for (const auto& t : w.tasks()) {

@@ -40,7 +40,7 @@ TEST(SizeEstimate, BoundsEveryBundledScenariosGraph) {
 }
 
 TEST(SizeEstimate, StepPastTheBudgetIsRefusedWithWhatToReduce) {
-  Scenario s = LoadScenario(testing_util::kRoot + "/scenarios/70b_8xA800.yaml",
+  Scenario s = LoadScenario(testing_util::kRoot + "/scenarios/70b_8xA800_tp8.yaml",
                             {"training.global_batch=16777216"});
   const SimulationSize size = EstimateSimulationSize(s);
   EXPECT_GT(size.tasks, s.max_tasks);

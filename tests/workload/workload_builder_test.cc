@@ -122,13 +122,13 @@ TEST(Workload, Fp8UsesTheMeasuredFp8GemmFraction) {
 }
 
 TEST(Workload, RejectsMoreGpusPerNodeThanTheBoxHas) {
-  ExpectRejected(kRoot + "/scenarios/70b_8xA800.yaml", {"cluster.gpus_per_node=16"},
+  ExpectRejected(kRoot + "/scenarios/70b_8xA800_tp8.yaml", {"cluster.gpus_per_node=16"},
                  "--set cluster.gpus_per_node=16: cluster.gpus_per_node: 16 is out of range "
                  "(must be between 1 and 8)");
 }
 
 TEST(Workload, RejectsClustersPastTheSimulatedSize) {
-  ExpectRejected(kRoot + "/scenarios/70b_8xA800.yaml", {"cluster.nodes=4096"},
+  ExpectRejected(kRoot + "/scenarios/70b_8xA800_tp8.yaml", {"cluster.nodes=4096"},
                  "cluster.nodes: 4096 nodes x 8 GPUs = 32768 GPUs; Preflight simulates up to 16384");
 }
 

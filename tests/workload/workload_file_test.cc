@@ -1,6 +1,6 @@
 // Workload files as a hostile user could write them: every rule of
 // sim/workload/workload_check.h broken once, on a real emitted workload
-// (scenarios/70b_8xA800.yaml, 257 tasks on 8 GPUs) with one field changed,
+// (scenarios/70b_8xA800_tp8.yaml, 257 tasks on 8 GPUs) with one field changed,
 // and the bytes themselves truncated or garbage. Each case states how the
 // replay ends, as `simulate --workload` maps it to an exit status (0 ran,
 // 2 bad input, 3 internal error), and the start of the one-line message.
@@ -182,7 +182,7 @@ const std::vector<Case>& Cases() {
       {"HardwareFlopsInfinite", [](Workload& w) { w.set_hardware_flops(kInf); }, 2,
        "w.pb: hardware_flops: inf is not a positive finite FLOP count"},
       {"ModelAboveHardware", [](Workload& w) { w.set_model_flops(w.hardware_flops() * 2); }, 2,
-       "w.pb: model_flops: 2.38982e+17 exceeds hardware_flops (1.19491e+17), which include them"},
+       "w.pb: model_flops: 2.39048e+17 exceeds hardware_flops (1.19524e+17), which include them"},
       {"HardwareFlopsBeyondThePeak", [](Workload& w) { w.set_model_flops(4.8e30), w.set_hardware_flops(4.8e30); }, 2,
        "w.pb: hardware_flops: 4.8e+30 is more than 8 GPUs at 3.12e+14 FLOP/s execute in "},
       {"TokensNegative", [](Workload& w) { w.set_tokens_per_step(-262144); }, 2,
@@ -381,7 +381,7 @@ TEST(WorkloadFileBytes, TruncatedGarbageEmptyAndInvalidUtf8AreNamedOnOneLine) {
 }
 
 TEST(WorkloadFileBytes, AnotherClusterIsRefusedWithBothSides) {
-  const Scenario two_nodes = LoadScenario(kRoot + "/scenarios/70b_8xA800.yaml", {"cluster.nodes=2", "parallel.dp=2"});
+  const Scenario two_nodes = LoadScenario(kRoot + "/scenarios/70b_8xA800_tp8.yaml", {"cluster.nodes=2", "parallel.dp=2"});
   const Outcome o = Replay(Bytes(BaseWorkload()), two_nodes);
   EXPECT_EQ(o.code, 2);
   EXPECT_EQ(o.message,

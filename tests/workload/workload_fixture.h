@@ -1,4 +1,4 @@
-// The base of the workload-file tests: scenarios/70b_8xA800.yaml (257
+// The base of the workload-file tests: scenarios/70b_8xA800_tp8.yaml (257
 // tasks on 8 GPUs), its workload, and the check's message on a workload.
 #pragma once
 
@@ -13,7 +13,7 @@
 namespace pf::testing_util {
 
 inline const Scenario& Base() {
-  static const Scenario s = LoadScenario(kRoot + "/scenarios/70b_8xA800.yaml");
+  static const Scenario s = LoadScenario(kRoot + "/scenarios/70b_8xA800_tp8.yaml");
   return s;
 }
 

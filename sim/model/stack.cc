@@ -1,0 +1,72 @@
+#include "sim/model/stack.h"
+
+namespace pf {
+
+const StackTraits& TraitsOf(Stack stack) {
+  // Megatron-LM and NeMo (Megatron-Core): fused LayerNorm/RMSNorm, RoPE,
+  // bias-SwiGLU and bias-dropout-add kernels, fused QKV and MLP-up GEMMs,
+  // vocabulary-parallel cross-entropy, FusedAdam in the distributed
+  // optimizer, LoRA as ParallelLinearAdapter added onto the base output.
+  static const StackTraits megatron{};
+  // Megatron-DeepSpeed and DeepSpeed's own engine: Megatron's kernels, but
+  // ZeRO-3 fetches parameters submodule by submodule
+  // (partitioned_param_coordinator.py fetch_sub_module, all_gather_coalesced
+  // per module).
+  static const StackTraits deepspeed{Kernels::kFused, Adapters::kFused, OptimizerImpl::kFused,
+                                     Zero3Gather::kPerModule, Loss::kVocabParallel, false};
+  // PyTorch FSDP recipes (llm-foundry, fms-fsdp, torchtitan): fused or
+  // compiled block kernels, one all-gather per wrapped block, torch's
+  // default foreach AdamW, adapters (torchtune) as modules of their own.
+  static const StackTraits fsdp{Kernels::kFused, Adapters::kPeft, OptimizerImpl::kForeach,
+                                Zero3Gather::kPerBlock, Loss::kVocabParallel, false};
+  // Hugging Face Trainer + PEFT (and LLaMA-Factory, which drives it): the
+  // transformers modeling code op by op, PEFT's LoRA modules, foreach
+  // AdamW, DeepSpeed ZeRO under the Trainer, logits upcast to fp32
+  // (LlamaForCausalLM: logits = logits.float(), transformers 4.3x-4.45;
+  // ForCausalLMLoss keeps the upcast after that).
+  static const StackTraits hf{Kernels::kEager, Adapters::kPeft, OptimizerImpl::kForeach,
+                              Zero3Gather::kPerModule, Loss::kFp32Logits, true};
+  // Unsloth: the Hugging Face model with Triton RMSNorm, RoPE and SwiGLU
+  // kernels, LoRA through addmm onto the base output, chunked fast
+  // cross-entropy; still HF's separate projections.
+  static const StackTraits unsloth{Kernels::kFused, Adapters::kFused, OptimizerImpl::kForeach,
+                                   Zero3Gather::kPerModule, Loss::kChunked, true};
+  switch (stack) {
+    case Stack::kMegatron:
+    case Stack::kNemo: return megatron;
+    case Stack::kDeepspeed: return deepspeed;
+    case Stack::kFsdp: return fsdp;
+    case Stack::kHf:
+    case Stack::kLlamaFactory: return hf;
+    case Stack::kUnsloth: return unsloth;
+  }
+  return megatron;
+}
+
+// pytorch/pytorch issue 41383: an elementwise op on a tiny tensor costs ~7
+// us with requires_grad (5 us without) from Python; the maintainers put half
+// of the 2 us floor in Python argument parsing.
+Seconds HostSecondsPerForwardKernel() { return Seconds(7e-6); }
+// The autograd engine runs backward ops from C++: ~1 us of dispatcher (the
+// same issue: "using c++ API would take about a microsecond") plus a raw
+// cuLaunchKernel of ~3 us (meta-pytorch/tritonbench PR 1017: 3.0-3.3 us).
+Seconds HostSecondsPerBackwardKernel() { return Seconds(4e-6); }
+
+double AdamBytesPerParam(OptimizerImpl impl) {
+  // Fused: read master 4 + grad 2 + m 4 + v 4, write master 4 + m 4 + v 4
+  // + 16-bit copy 2 (compute_model.cc).
+  if (impl == OptimizerImpl::kFused) return 28;
+  // torch/optim/adamw.py _multi_tensor_adamw, one foreach op at a time over
+  // fp32 state and fp32 (autocast master) gradients: param.mul_ 8, exp_avg
+  // lerp_ 12, exp_avg_sq mul_ 8 and addcmul_ 16, sqrt 8, div_ 8, add_(eps)
+  // 8, param.addcdiv_ 16.
+  return 84;
+}
+
+int LinearModulesPerBlock(const ModelSpec& m, const StackTraits& traits) {
+  const int mlp = m.ffn_kind == FfnKind::kSwiglu ? 3 : 2;
+  // q, k, v, o and the MLP's; fused: QKV, o, MLP-up (gate+up) and down.
+  return traits.separate_projections ? 4 + mlp : 4;
+}
+
+}  // namespace pf

@@ -1,0 +1,60 @@
+// What each training stack (training.stack) changes in a step, as
+// mechanisms rather than one multiplier: which kernels are fused, how LoRA
+// adapters run, how fast the host dispatches kernels, how the optimizer
+// runs, how ZeRO-3 gathers parameters, how the loss handles the logits.
+// The constants and their sources are in stack.cc; the kernels each
+// mechanism emits are in stack_kernels.h. No SimGrid, no timing.
+#pragma once
+
+#include "sim/base/units.h"
+#include "sim/spec/spec.h"
+
+namespace pf {
+
+// A block's elementwise work: hand-fused kernels (Megatron/Transformer
+// Engine, Unsloth's Triton kernels, torch.compile), or the Hugging Face
+// modeling code run op by op in eager PyTorch (one kernel per tensor op).
+enum class Kernels { kFused, kEager };
+// LoRA adapters: computed with the base GEMM's output in place (NeMo's
+// adapters, Unsloth's addmm), or as PEFT modules (lora_A, lora_B, scale and
+// add as kernels of their own around every adapted Linear).
+enum class Adapters { kFused, kPeft };
+// Adam: one multi-tensor kernel per bucket (Apex/TE FusedAdam, DeepSpeed
+// FusedAdam, torch fused=True), or torch's default foreach AdamW (one
+// kernel per elementwise op over every tensor).
+enum class OptimizerImpl { kFused, kForeach };
+// ZeRO-3: one all-gather per block (FSDP's FlatParameter of a wrapped
+// transformer layer), or one per submodule (DeepSpeed's fetch_sub_module).
+enum class Zero3Gather { kPerBlock, kPerModule };
+// The loss: vocabulary-parallel softmax over the 16-bit logits (Megatron),
+// an fp32 copy of the logits first (Hugging Face CausalLM's
+// logits.float()), or a chunked fused kernel that never holds them whole
+// (Unsloth's fast cross-entropy).
+enum class Loss { kVocabParallel, kFp32Logits, kChunked };
+
+struct StackTraits {
+  Kernels kernels = Kernels::kFused;
+  Adapters adapters = Adapters::kFused;
+  OptimizerImpl optimizer = OptimizerImpl::kFused;
+  Zero3Gather gather = Zero3Gather::kPerBlock;
+  Loss loss = Loss::kVocabParallel;
+  // q, k, v (and gate, up) as separate Linear layers (Hugging Face
+  // modeling code) instead of one fused QKV (MLP-up) GEMM.
+  bool separate_projections = false;
+};
+const StackTraits& TraitsOf(Stack stack);
+
+// Host time eager PyTorch spends issuing one kernel: a forward op from
+// Python (argument parsing, dispatcher, autograd recording, launch), and a
+// backward op from the C++ autograd engine (dispatcher and launch). A pass
+// whose kernels are shorter than this waits for the host.
+Seconds HostSecondsPerForwardKernel();
+Seconds HostSecondsPerBackwardKernel();
+
+// Bytes of HBM traffic per trainable parameter of one Adam step.
+double AdamBytesPerParam(OptimizerImpl impl);
+
+// Linear layers (each its own ZeRO-3 fetch under DeepSpeed) in one block.
+int LinearModulesPerBlock(const ModelSpec& m, const StackTraits& traits);
+
+}  // namespace pf

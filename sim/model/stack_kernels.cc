@@ -1,0 +1,166 @@
+#include "sim/model/stack_kernels.h"
+
+#include "sim/spec/names.h"
+
+namespace pf {
+namespace {
+
+Op Kernel(std::string name, double bytes, double flops = 0) {
+  return {std::move(name), OpKind::kMemory, Flops(flops), Bytes(bytes)};
+}
+
+// Eager PyTorch's backward of an elementwise op: autograd computes a
+// gradient for each input it needs (derivatives.yaml: mul's backward is two
+// muls, pow's a pow and a mul), each reading the saved tensors and the
+// incoming gradient: two kernels moving twice the forward's bytes.
+void EagerKernel(std::vector<Op>& ops, Pass pass, const std::string& name, double bytes) {
+  if (pass == Pass::kForward) {
+    ops.push_back(Kernel(name, bytes));
+    return;
+  }
+  ops.push_back(Kernel(name + "_bwd", bytes));
+  ops.push_back(Kernel(name + "_bwd2", bytes));
+}
+
+// One adapted Linear, in -> out on this rank, with its rank-r adapter.
+struct Linear {
+  LoraTarget target;
+  double in, out;
+};
+
+// The adapted linear layers of a block (training.lora_targets).
+std::vector<Linear> Linears(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b) {
+  std::vector<Linear> all{{LoraTarget::kQ, b.hidden, b.q}, {LoraTarget::kK, b.hidden, b.kv},
+                          {LoraTarget::kV, b.hidden, b.kv}, {LoraTarget::kO, b.q, b.hidden},
+                          {LoraTarget::kGate, b.hidden, b.ffn}, {LoraTarget::kUp, b.hidden, b.ffn},
+                          {LoraTarget::kDown, b.ffn, b.hidden}};
+  std::vector<Linear> l;
+  for (const Linear& x : all)
+    if ((t.lora_targets & Bit(x.target)) && (x.target != LoraTarget::kGate || m.ffn_kind == FfnKind::kSwiglu))
+      l.push_back(x);
+  return l;
+}
+
+}  // namespace
+
+BlockShape BlockShape::Of(const ModelSpec& m, const TrainingSpec& t, int tp) {
+  BlockShape b;
+  b.tokens = t.tokens_per_micro_batch();
+  b.hidden = m.hidden;
+  b.q = double(m.hidden) / tp;
+  b.kv = KvDimPerRank(m, tp);
+  b.ffn = double(m.ffn) / tp;
+  b.e = ActivationBytes(t.precision);
+  return b;
+}
+
+void NormOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pass pass, const char* name,
+             std::vector<Op>& ops) {
+  const double n = b.tokens * b.hidden, e = b.e;
+  const double factor = pass == Pass::kBackward ? 2.0 : 1.0;
+  if (st.kernels == Kernels::kFused || m.layernorm) {  // torch's layer_norm is one native kernel
+    ops.push_back(Kernel(name, factor * 2 * n * e));
+    return;
+  }
+  const std::string s = name;
+  EagerKernel(ops, pass, s + "_to_fp32", n * (e + 4));
+  EagerKernel(ops, pass, s + "_pow", n * 8);
+  EagerKernel(ops, pass, s + "_mean", n * 4);
+  EagerKernel(ops, pass, s + "_add_eps", b.tokens * 8);
+  EagerKernel(ops, pass, s + "_rsqrt", b.tokens * 8);
+  EagerKernel(ops, pass, s + "_mul", n * 8);
+  EagerKernel(ops, pass, s + "_to_bf16", n * (4 + e));
+  EagerKernel(ops, pass, s + "_mul_weight", n * 2 * e);
+}
+
+void RopeOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pass pass, std::vector<Op>& ops) {
+  if (m.position != Position::kRope) return;
+  const double e = b.e, qk = b.tokens * (b.q + b.kv);
+  const double factor = pass == Pass::kBackward ? 2.0 : 1.0;
+  if (st.kernels == Kernels::kFused) {
+    ops.push_back(Kernel("rope", factor * 2 * qk * e));
+    return;
+  }
+  if (pass == Pass::kForward) {  // LlamaRotaryEmbedding per layer: inv_freq x positions, cat, cos, sin, casts
+    const double table = b.tokens * m.head_dim() * 4;
+    for (const char* k : {"rope_freqs", "rope_cat", "rope_cos", "rope_sin", "rope_cos_cast", "rope_sin_cast"})
+      ops.push_back(Kernel(k, table));
+  }
+  EagerKernel(ops, pass, "rope_mul_cos", qk * 2 * e);
+  EagerKernel(ops, pass, "rope_neg", qk * e);
+  EagerKernel(ops, pass, "rope_cat", qk * 2 * e);
+  EagerKernel(ops, pass, "rope_mul_sin", qk * 2 * e);
+  EagerKernel(ops, pass, "rope_add", qk * 3 * e);
+}
+
+void ActivationOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pass pass,
+                   std::vector<Op>& ops) {
+  const double act = b.tokens * b.ffn, e = b.e;
+  const double factor = pass == Pass::kBackward ? 2.0 : 1.0;
+  const bool swiglu = m.ffn_kind == FfnKind::kSwiglu;
+  if (st.kernels == Kernels::kFused || !swiglu) {  // nn.GELU is one native kernel
+    ops.push_back(Kernel(swiglu ? "swiglu" : "gelu", factor * (swiglu ? 3 : 2) * act * e));
+    return;
+  }
+  EagerKernel(ops, pass, "silu", act * 2 * e);
+  EagerKernel(ops, pass, "gate_mul_up", act * 3 * e);
+}
+
+void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, const StackTraits& st,
+                Pass pass, std::vector<Op>& ops) {
+  if (t.method == Method::kFull) return;
+  const bool bwd = pass == Pass::kBackward;
+  const double e = b.e, r = t.lora_rank, n = b.tokens;
+  for (const Linear& l : Linears(m, t, b)) {
+    const std::string name = std::string("lora_") + ToString(l.target);
+    // x*A then *B: 2 r (in + out) FLOPs per token forward, twice that
+    // backward (input and weight gradients of both).
+    const double flops = 2 * n * r * (l.in + l.out) * (bwd ? 2 : 1);
+    if (t.method == Method::kQlora) {
+      // bitsandbytes NF4 (and Unsloth's fast_dequantize): each use of a base
+      // weight dequantizes it to 16 bits, reading 0.5 B and writing 2 B per
+      // parameter, forward and again for the input gradient.
+      ops.push_back(Kernel(name + "_nf4_dequant", 2.5 * l.in * l.out));
+      if (st.adapters == Adapters::kPeft && !bwd)  // peft lora/bnb.py Linear4bit: result = result.clone()
+        ops.push_back(Kernel(name + "_clone", 2 * n * l.out * e));
+    }
+    if (st.adapters == Adapters::kFused) {
+      // A reads x; B's product is added onto the base output in place
+      // (addmm): forward reads x and reads and writes the output; backward
+      // reads the output gradient twice and x, and adds into dx.
+      const double bytes = bwd ? n * e * (2 * l.out + 3 * l.in) : n * e * (l.in + 2 * l.out);
+      const int kernels = bwd ? 4 : 2;
+      for (int k = 0; k < kernels; ++k) ops.push_back(Kernel(name, bytes / kernels, flops / kernels));
+      continue;
+    }
+    // PEFT lora.Linear: result + lora_B(lora_A(dropout(x))) * scaling, each
+    // a kernel (lora_dropout 0, PEFT's and LLaMA-Factory's default, makes
+    // dropout an Identity). Forward: A reads x, B writes out, the scale
+    // reads and writes out, the add reads two and writes one. Backward: the
+    // scale, B's two and A's two gradient GEMMs, and dx accumulated.
+    if (!bwd) {
+      ops.push_back(Kernel(name + "_A", n * e * l.in, flops / 2));
+      ops.push_back(Kernel(name + "_B", n * e * l.out, flops / 2));
+      ops.push_back(Kernel(name + "_scale", n * e * 2 * l.out));
+      ops.push_back(Kernel(name + "_add", n * e * 3 * l.out));
+    } else {
+      ops.push_back(Kernel(name + "_scale_bwd", n * e * 2 * l.out));
+      ops.push_back(Kernel(name + "_B_dgrad", n * e * l.out, flops / 4));
+      ops.push_back(Kernel(name + "_B_wgrad", n * e * l.out, flops / 4));
+      ops.push_back(Kernel(name + "_A_wgrad", n * e * l.in, flops / 4));
+      ops.push_back(Kernel(name + "_A_dgrad", n * e * l.in, flops / 4));
+      ops.push_back(Kernel(name + "_dx_add", n * e * 3 * l.in));
+    }
+  }
+}
+
+double LogitsBytesPerElement(Loss loss, double e) {
+  switch (loss) {
+    case Loss::kVocabParallel: return e + 4;      // the logits and their fp32 softmax
+    case Loss::kFp32Logits: return e + 4 + 4;     // plus the fp32 copy of the logits
+    case Loss::kChunked: return e;                // only the 16-bit logits
+  }
+  return e + 4;
+}
+
+}  // namespace pf

@@ -1,0 +1,46 @@
+// The kernels of a transformer block that depend on the training stack
+// (model/stack.h): norms, rotary embeddings, the MLP activation, LoRA
+// adapters and NF4 dequantisation, fused or op by op. model_math.cc's
+// LayerOps calls these for every block; each Op is one kernel launch.
+#pragma once
+
+#include <vector>
+
+#include "sim/model/model_math.h"
+#include "sim/model/stack.h"
+
+namespace pf {
+
+// The shape one block's elementwise kernels see on one TP rank.
+struct BlockShape {
+  double tokens = 0;  // micro_batch x seq_len (pads included)
+  double hidden = 0, q = 0, kv = 0, ffn = 0;  // q, kv, ffn: this rank's shards
+  double e = 2;       // activation bytes per element
+  static BlockShape Of(const ModelSpec& m, const TrainingSpec& t, int tp);
+};
+
+// A norm before attention or the MLP: one fused kernel (LayerNorm in any
+// stack, RMSNorm in Megatron/TE/Unsloth), or Hugging Face's LlamaRMSNorm
+// op by op: to(float32), pow(2), mean, add eps, rsqrt, mul, to(bf16), mul
+// by the weight (modeling_llama.py).
+void NormOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pass pass, const char* name,
+             std::vector<Op>& ops);
+// Rotary embeddings on q and k: one fused kernel (Megatron/apex
+// fused_apply_rotary_pos_emb, Unsloth's fast_rope_embedding), or HF's
+// q * cos + rotate_half(q) * sin (mul, neg, cat, mul, add for each of q and
+// k) after recomputing cos and sin in every layer. Nothing without RoPE.
+void RopeOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pass pass, std::vector<Op>& ops);
+// The MLP activation: fused SwiGLU / GeLU, or HF's act_fn(gate) * up.
+void ActivationOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pass pass,
+                   std::vector<Op>& ops);
+// LoRA adapters on every linear layer (Hu et al. 2021; all linear layers as
+// QLoRA, Dettmers et al. 2023), and for QLoRA each base weight's NF4
+// dequantisation before its matmul.
+void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, const StackTraits& st,
+                Pass pass, std::vector<Op>& ops);
+
+// Bytes per logit element the loss holds: the 16-bit logits plus what the
+// loss adds (model/stack.h Loss).
+double LogitsBytesPerElement(Loss loss, double e);
+
+}  // namespace pf
