@@ -1,0 +1,208 @@
+// Published fine-tuning and pre-training runs by training stack
+// (tests/data/finetune_stacks.csv, with its sources in finetune_stacks.md),
+// each simulated from its scenario in tests/data/stacks/ as
+// tests/data/stack_rows.csv pairs them. A held row's error stays within
+// its band (15% for speed, 10% for memory); a known miss is pinned to the
+// band it is in now, with the reason, so that a change that moves it is
+// seen. None of these rows is in any fit.
+#include <cmath>
+#include <iostream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "sim/base/csv.h"
+#include "sim/base/error.h"
+#include "sim/job/simulate.h"
+#include "sim/model/memory_model.h"
+#include "sim/model/model_math.h"
+#include "sim/model/stack_kernels.h"
+#include "sim/scenario/scenario_loader.h"
+#include "sim/spec/names.h"
+#include "sim/spec/validate.h"
+#include "sim/workload/data_parallel.h"
+#include "sim/workload/stage_cost.h"
+#include "tests/test_util.h"
+
+namespace pf {
+namespace {
+
+struct Row {
+  std::string scenario, metric, note;
+  int line = 0;
+  double published = 0, error_min = 0, error_max = 0;
+};
+
+std::vector<Row> Rows() {
+  const std::string path = testing_util::kRoot + "/tests/data/stack_rows.csv";
+  std::vector<Row> rows;
+  for (const CsvRow& r : ReadCsv(path))
+    rows.push_back({r.at("scenario"), r.at("metric"), r.at("note"), int(CsvNumber(r, "line", path)),
+                    CsvNumber(r, "published", path), CsvNumber(r, "error_min", path),
+                    CsvNumber(r, "error_max", path)});
+  return rows;
+}
+
+std::string ScenarioPath(const std::string& name) {
+  return testing_util::kRoot + "/tests/data/stacks/" + name + ".yaml";
+}
+
+double Predict(const Row& row) {
+  const Scenario s = LoadScenario(ScenarioPath(row.scenario));
+  const Result r = Simulate(s, /*force=*/true);
+  if (row.metric == "gpu_mem_gb") return r.memory.total.value() / 1e9;
+  EXPECT_TRUE(r.step.has_value()) << row.scenario;
+  if (!r.step) return 0;
+  if (row.metric == "step_time_s") return r.step->step_time.value();
+  return r.step->tokens_per_s / s.cluster.gpus();  // tokens_per_s_per_gpu
+}
+
+class StackReference : public ::testing::TestWithParam<Row> {};
+
+TEST_P(StackReference, ErrorStaysInItsBand) {
+  const Row& row = GetParam();
+  const double error = Predict(row) / row.published - 1;
+  std::cout << row.scenario << " (finetune_stacks.csv line " << row.line << ", " << row.metric << "): published "
+            << row.published << ", error " << 100 * error << "%" << (row.note.empty() ? "" : "; " + row.note)
+            << "\n";
+  EXPECT_GE(error, row.error_min) << row.note;
+  EXPECT_LE(error, row.error_max) << row.note;
+  if (row.note.empty()) {  // a held row: the bar
+    EXPECT_LE(std::abs(error), row.metric == "gpu_mem_gb" ? 0.10 : 0.15);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, StackReference, ::testing::ValuesIn(Rows()), [](const auto& info) {
+  return testing_util::TestName(info.param.scenario + "_line" + std::to_string(info.param.line));
+});
+
+TEST(StackReference, EveryRowHasItsScenario) {
+  for (const Row& row : Rows()) EXPECT_NO_THROW(LoadScenario(ScenarioPath(row.scenario))) << row.scenario;
+  EXPECT_EQ(Rows().size(), 23u);
+}
+
+// The Hugging Face / Unsloth ratio, which the stacks' mechanisms set and
+// the unknown dataset does not: LLaMA-Factory measured 2954 vs 4007 tokens
+// per GPU-second (0.737).
+TEST(StackReference, UnslothOverHfIsThePublishedRatio) {
+  const Result hf = Simulate(LoadScenario(ScenarioPath("lf_llama2_7b_lora_hf_fa2")));
+  const Result us = Simulate(LoadScenario(ScenarioPath("lf_llama2_7b_lora_unsloth")));
+  ASSERT_TRUE(hf.step && us.step);
+  EXPECT_NEAR(hf.step->tokens_per_s / us.step->tokens_per_s / (2954.0 / 4007.0), 1.0, 0.06);
+}
+
+Scenario Qwen(std::vector<std::string> sets = {}) { return LoadScenario(ScenarioPath("qwen_7b_lora_2048"), sets); }
+
+int CountNamed(const std::vector<Op>& ops, const std::string& prefix) {
+  int n = 0;
+  for (const Op& op : ops) n += op.name.rfind(prefix, 0) == 0;
+  return n;
+}
+
+// Hugging Face's LlamaRMSNorm runs eight kernels, Megatron's one; both
+// stacks run the same GEMM FLOPs, HF in seven projections instead of four.
+TEST(StackKernels, EagerNormIsEightKernelsAndFusedOne) {
+  const Scenario hf = Qwen(), meg = Qwen({"training.stack=megatron"});
+  const auto hf_ops = LayerOps(hf.model, hf.training, 1, Pass::kForward, true);
+  const auto meg_ops = LayerOps(meg.model, meg.training, 1, Pass::kForward, true);
+  EXPECT_EQ(CountNamed(hf_ops, "norm1"), 8);
+  EXPECT_EQ(CountNamed(meg_ops, "norm1"), 1);
+  double hf_gemm = 0, meg_gemm = 0;
+  int hf_n = 0, meg_n = 0;
+  for (const Op& op : hf_ops) if (op.kind == OpKind::kGemm) { hf_gemm += op.flops.value(); ++hf_n; }
+  for (const Op& op : meg_ops) if (op.kind == OpKind::kGemm) { meg_gemm += op.flops.value(); ++meg_n; }
+  EXPECT_DOUBLE_EQ(hf_gemm, meg_gemm);
+  EXPECT_EQ(hf_n, 7);
+  EXPECT_EQ(meg_n, 4);
+  // Eager RMSNorm moves (e+4)+8+4+8+(4+e)+2e = 36 bytes per element at bf16, fused 4.
+  double eager = 0;
+  for (const Op& op : hf_ops) if (op.name.rfind("norm1", 0) == 0) eager += op.bytes.value();
+  const double n = hf.training.tokens_per_micro_batch() * hf.model.hidden;
+  EXPECT_NEAR(eager / n, 36.0, 0.01);
+}
+
+// PEFT's LoRA Linear: four kernels forward (A, B, scale, add) and six
+// backward per adapted layer; the fused adapters two and four.
+TEST(StackKernels, PeftAdaptersAreKernelsOfTheirOwn) {
+  const Scenario hf = Qwen(), us = Qwen({"training.stack=unsloth"});
+  const auto f = LayerOps(hf.model, hf.training, 1, Pass::kForward, true);
+  const auto b = LayerOps(hf.model, hf.training, 1, Pass::kBackward, true);
+  EXPECT_EQ(CountNamed(f, "lora_"), 7 * 4);
+  EXPECT_EQ(CountNamed(b, "lora_"), 7 * 6);
+  EXPECT_EQ(CountNamed(LayerOps(us.model, us.training, 1, Pass::kForward, true), "lora_"), 7 * 2);
+  // Targets: q and v only.
+  const Scenario qv = Qwen({"training.lora_targets=[q, v]"});
+  EXPECT_EQ(CountNamed(LayerOps(qv.model, qv.training, 1, Pass::kForward, true), "lora_"), 2 * 4);
+  EXPECT_LT(TrainableParams(qv), TrainableParams(hf));
+}
+
+// Eager PyTorch waits for the host when kernels are short: the same layer at
+// 32 tokens costs about its kernel count x 7 us forward.
+TEST(StackKernels, ShortKernelsWaitForTheHost) {
+  const Scenario s = Qwen({"training.seq_len=32"});
+  const StageCost c = CostOfStage(s, 0);
+  const auto ops = LayerOps(s.model, s.training, 1, Pass::kForward, true);
+  const double host = ops.size() * HostSecondsPerForwardKernel().value();
+  EXPECT_GE(c.fwd.seconds.value(), host * s.model.layers);
+}
+
+// DeepSpeed fetches each Linear on its own (seven collectives per Llama
+// block), FSDP a block at once.
+TEST(StackKernels, DeepSpeedGathersPerModule) {
+  const Scenario ds = LoadScenario(ScenarioPath("qwen_72b_lora_zero3_4gpu"));
+  const Scenario fsdp = LoadScenario(ScenarioPath("qwen_72b_lora_zero3_4gpu"), {"training.stack=fsdp"});
+  EXPECT_EQ(Zero3CollectivesPerLayer(ds), 7);
+  EXPECT_EQ(Zero3CollectivesPerLayer(fsdp), 1);
+  const Result a = Simulate(ds), b = Simulate(fsdp);
+  ASSERT_TRUE(a.step && b.step);
+  EXPECT_GE(a.step->breakdown.dp_comm.value(), b.step->breakdown.dp_comm.value());
+}
+
+// The loss: Hugging Face's fp32 copy of the logits holds 4 bytes more per
+// logit than Megatron's; Unsloth's chunked loss only the 16-bit logits.
+TEST(StackKernels, LossMemoryByStack) {
+  const Scenario hf = Qwen(), meg = Qwen({"training.stack=megatron"}), us = Qwen({"training.stack=unsloth"});
+  const double logits = hf.training.tokens_per_micro_batch() * hf.model.vocab;
+  EXPECT_NEAR((EstimateMemory(hf).logits - EstimateMemory(meg).logits).value(), 4 * logits, 1);
+  EXPECT_NEAR(EstimateMemory(us).logits.value(), 2 * logits, 1);
+}
+
+// Without packing each sample is padded to seq_len: the GPUs compute the
+// pads, the job counts only the samples' tokens.
+TEST(Packing, PaddingWastesComputeOnPadTokens) {
+  const Result packed = Simulate(Qwen());
+  const Result padded = Simulate(Qwen({"training.packing=false", "training.sample_len=512"}));
+  ASSERT_TRUE(packed.step && padded.step);
+  EXPECT_NEAR(padded.step->step_time.value(), packed.step->step_time.value(), 1e-9);
+  EXPECT_NEAR(padded.step->tokens_per_s / packed.step->tokens_per_s, 0.25, 1e-9);
+  EXPECT_NEAR(padded.step->mfu / packed.step->mfu, 0.25, 1e-3);
+  EXPECT_NEAR(double(padded.step->steps) / packed.step->steps, 4.0, 0.01);
+}
+
+std::string LoadError(const std::string& scenario, std::vector<std::string> sets) {
+  try {
+    LoadScenario(ScenarioPath(scenario), sets);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(StackErrors, BadStacksAndPackingAreRefusedWithTheirKey) {
+  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.stack=llamafactory"}).find("did you mean 'llama-factory'"),
+            std::string::npos);
+  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.sample_len=4096"})
+                .find("training.sample_len: 4096 tokens per sample exceed training.seq_len (2048)"),
+            std::string::npos);
+  EXPECT_NE(LoadError("qwen_72b_lora_zero3_4gpu", {"training.stack=unsloth"}).find("trains on one GPU"),
+            std::string::npos);
+  EXPECT_NE(LoadError("nemo_llama2_70b_lora", {"training.stack=hf"}).find("parallel.tp: 2 with stack \"hf\""),
+            std::string::npos);
+  EXPECT_NE(LoadError("qwen_7b_full_zero3_2gpu", {"training.lora_targets=[q]"}).find("training.method is full"),
+            std::string::npos);
+  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.lora_targets=[q, qq]"}).find("lora_targets[1]"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace pf
