@@ -6,6 +6,7 @@
 #include "sim/job/simulate.h"
 #include "sim/model/host_memory.h"
 #include "sim/model/memory_model.h"
+#include "sim/model/stack.h"
 #include "sim/plan/layouts.h"
 #include "sim/plan/screen.h"
 #include "sim/spec/names.h"
@@ -17,6 +18,14 @@ namespace pf {
 std::optional<Alternative> FindAlternative(const Scenario& s, Seconds step) {
   std::vector<Scenario> layouts;
   Layouts(s, s.cluster.nodes, s.training.micro_batch, layouts);
+  // A Hugging Face-based stack's job also on Megatron's fused kernels and
+  // its layouts (the same job, another stack: model/stack.h).
+  if (s.model.kind != ModelKind::kVision && TraitsOf(s.training.stack).kernels == Kernels::kEager) {
+    Scenario megatron = s;
+    megatron.training.stack = Stack::kMegatron;
+    megatron.training.stack_given = true;
+    Layouts(megatron, s.cluster.nodes, s.training.micro_batch, layouts);
+  }
   Alternative best;
   std::optional<Scenario> fastest;
   Seconds fastest_screen(HUGE_VAL);
@@ -41,6 +50,10 @@ std::optional<Alternative> FindAlternative(const Scenario& s, Seconds step) {
   best.step = r.step->step_time;
   best.speedup = step.value() / best.step.value();
   best.overrides = LayoutOverrides(p, c.training.micro_batch, c.training.recompute);
+  if (c.training.stack != s.training.stack) {
+    best.layout += std::string(" on stack ") + ToString(c.training.stack);
+    best.overrides.push_back(std::string("training.stack=") + ToString(c.training.stack));
+  }
   return best;
 }
 
