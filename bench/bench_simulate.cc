@@ -68,6 +68,10 @@ void BM_BuildWorkload(benchmark::State& state, const std::string& file) {
 
 BENCHMARK_CAPTURE(BM_Simulate, llama2_70b_8xA800, std::string("scenarios/70b_8xA800_tp8.yaml"))
     ->Unit(benchmark::kMillisecond);
+// The flagship as LLaMA-Factory runs it: ZeRO-3 over 8 GPUs, seven
+// gathers per layer (DeepSpeed's per-module fetch).
+BENCHMARK_CAPTURE(BM_Simulate, llama2_70b_8xA800_llama_factory, std::string("scenarios/70b_8xA800.yaml"))
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Simulate, gpt3_175b_1024xA100, std::string("scenarios/gpt3_175b_1024xA100.yaml"))
     ->Unit(benchmark::kMillisecond)->Iterations(3);
 // The issue "Hardware in full": a 64-node training step with every

@@ -48,15 +48,21 @@ std::vector<Op> LayerGemms(const ModelSpec& m, double tokens, int tp, double e, 
 
 }  // namespace
 
+std::vector<AdaptedLinear> AdaptedLinears(const ModelSpec& m, const TrainingSpec& t, int tp) {
+  const double h = m.hidden, q = h / tp, kv = KvDimPerRank(m, tp), f = double(m.ffn) / tp;
+  const AdaptedLinear all[] = {{LoraTarget::kQ, h, q},    {LoraTarget::kK, h, kv},  {LoraTarget::kV, h, kv},
+                               {LoraTarget::kO, q, h},    {LoraTarget::kGate, h, f}, {LoraTarget::kUp, h, f},
+                               {LoraTarget::kDown, f, h}};
+  std::vector<AdaptedLinear> out;
+  for (const AdaptedLinear& l : all)
+    if ((t.lora_targets & Bit(l.target)) && (l.target != LoraTarget::kGate || m.ffn_kind == FfnKind::kSwiglu))
+      out.push_back(l);
+  return out;
+}
+
 double AdapterWidthPerLayer(const ModelSpec& m, const TrainingSpec& t) {
-  const double h = m.hidden, kv = KvDim(m), f = m.ffn;
-  const std::pair<LoraTarget, double> widths[] = {
-      {LoraTarget::kQ, h + h},      {LoraTarget::kK, h + kv}, {LoraTarget::kV, h + kv}, {LoraTarget::kO, h + h},
-      {LoraTarget::kGate, h + f},   {LoraTarget::kUp, h + f}, {LoraTarget::kDown, f + h}};
   double sum = 0;
-  for (const auto& [target, width] : widths)
-    if ((t.lora_targets & Bit(target)) && (target != LoraTarget::kGate || m.ffn_kind == FfnKind::kSwiglu))
-      sum += width;
+  for (const AdaptedLinear& l : AdaptedLinears(m, t, 1)) sum += l.in + l.out;
   return sum;
 }
 
@@ -232,13 +238,9 @@ std::vector<Op> HeadOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass 
   const double e = ActivationBytes(t.precision);
   const double tokens = t.tokens_per_micro_batch();
   Op logits = Gemm("logits", tokens, m.hidden, double(m.vocab) / tp, e);
-  // Softmax cross-entropy in fp32 over the vocabulary shard: logits read,
-  // fp32 softmax written and read back (Megatron's vocab-parallel loss);
-  // an fp32 copy of the logits first writes and reads 4 B more (Hugging
-  // Face); a chunked kernel reads the 16-bit logits once (Unsloth).
-  const Loss loss = TraitsOf(t.stack).loss;
-  const double loss_bytes =
-      tokens * double(m.vocab) / tp * (loss == Loss::kChunked ? e : LogitsBytesPerElement(loss, e) + 4);
+  // Softmax cross-entropy over the vocabulary shard, as the stack runs it
+  // (stack_kernels.h LossTrafficPerLogit).
+  const double loss_bytes = tokens * double(m.vocab) / tp * LossTrafficPerLogit(TraitsOf(t.stack).loss, e);
   if (pass == Pass::kForward) return {Memory("final_norm", 2 * tokens * m.hidden * e), logits,
                                       Memory("cross_entropy", loss_bytes)};
   std::vector<Op> ops{Memory("cross_entropy_bwd", loss_bytes), Dgrad(logits)};

@@ -86,6 +86,14 @@ Bytes HiddenStateBytes(const ModelSpec& m, const TrainingSpec& t);
 // whole (replicated) head when tp exceeds the KV heads (Megatron GQA).
 double KvDimPerRank(const ModelSpec& m, int tp);
 
+// The linear layers training.lora_targets adapts in one block, with their
+// input and output widths on one TP rank (gate only in SwiGLU MLPs).
+struct AdaptedLinear {
+  LoraTarget target;
+  double in = 0, out = 0;
+};
+std::vector<AdaptedLinear> AdaptedLinears(const ModelSpec& m, const TrainingSpec& t, int tp);
+
 // Rank-r LoRA adapters (Hu et al. 2021) on training.lora_targets: the sum
 // of in + out over the adapted linear layers of one block (an adapter holds
 // rank x (in + out) parameters and runs 2 x rank x (in + out) FLOPs per

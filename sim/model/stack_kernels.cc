@@ -22,29 +22,11 @@ void EagerKernel(std::vector<Op>& ops, Pass pass, const std::string& name, doubl
   ops.push_back(Kernel(name + "_bwd2", bytes));
 }
 
-// One adapted Linear, in -> out on this rank, with its rank-r adapter.
-struct Linear {
-  LoraTarget target;
-  double in, out;
-};
-
-// The adapted linear layers of a block (training.lora_targets).
-std::vector<Linear> Linears(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b) {
-  std::vector<Linear> all{{LoraTarget::kQ, b.hidden, b.q}, {LoraTarget::kK, b.hidden, b.kv},
-                          {LoraTarget::kV, b.hidden, b.kv}, {LoraTarget::kO, b.q, b.hidden},
-                          {LoraTarget::kGate, b.hidden, b.ffn}, {LoraTarget::kUp, b.hidden, b.ffn},
-                          {LoraTarget::kDown, b.ffn, b.hidden}};
-  std::vector<Linear> l;
-  for (const Linear& x : all)
-    if ((t.lora_targets & Bit(x.target)) && (x.target != LoraTarget::kGate || m.ffn_kind == FfnKind::kSwiglu))
-      l.push_back(x);
-  return l;
-}
-
 }  // namespace
 
 BlockShape BlockShape::Of(const ModelSpec& m, const TrainingSpec& t, int tp) {
   BlockShape b;
+  b.tp = tp;
   b.tokens = t.tokens_per_micro_batch();
   b.hidden = m.hidden;
   b.q = double(m.hidden) / tp;
@@ -111,7 +93,7 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
   if (t.method == Method::kFull) return;
   const bool bwd = pass == Pass::kBackward;
   const double e = b.e, r = t.lora_rank, n = b.tokens;
-  for (const Linear& l : Linears(m, t, b)) {
+  for (const AdaptedLinear& l : AdaptedLinears(m, t, b.tp)) {
     const std::string name = std::string("lora_") + ToString(l.target);
     // x*A then *B: 2 r (in + out) FLOPs per token forward, twice that
     // backward (input and weight gradients of both).
@@ -152,6 +134,15 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
       ops.push_back(Kernel(name + "_dx_add", n * e * 3 * l.in));
     }
   }
+}
+
+double LossTrafficPerLogit(Loss loss, double e) {
+  switch (loss) {
+    case Loss::kVocabParallel: return e + 4 + 4;  // logits read, fp32 softmax written and read back
+    case Loss::kFp32Logits: return e + 4 + 4 + 4;  // plus the fp32 copy written and read
+    case Loss::kChunked: return e;                 // the 16-bit logits read once
+  }
+  return e + 4 + 4;
 }
 
 double LogitsBytesPerElement(Loss loss, double e) {

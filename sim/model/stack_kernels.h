@@ -13,6 +13,7 @@ namespace pf {
 
 // The shape one block's elementwise kernels see on one TP rank.
 struct BlockShape {
+  int tp = 1;
   double tokens = 0;  // micro_batch x seq_len (pads included)
   double hidden = 0, q = 0, kv = 0, ffn = 0;  // q, kv, ffn: this rank's shards
   double e = 2;       // activation bytes per element
@@ -39,6 +40,11 @@ void ActivationOps(const ModelSpec& m, const BlockShape& b, const StackTraits& s
 void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, const StackTraits& st,
                 Pass pass, std::vector<Op>& ops);
 
+// HBM bytes per logit element the loss moves in each pass: Megatron's
+// vocabulary-parallel softmax reads the logits and writes and reads back
+// an fp32 softmax; Hugging Face's fp32 copy adds 4 B written and read;
+// Unsloth's chunked kernel reads the 16-bit logits once.
+double LossTrafficPerLogit(Loss loss, double e);
 // Bytes per logit element the loss holds: the 16-bit logits plus what the
 // loss adds (model/stack.h Loss).
 double LogitsBytesPerElement(Loss loss, double e);

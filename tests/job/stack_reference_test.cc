@@ -202,6 +202,15 @@ TEST(StackErrors, BadStacksAndPackingAreRefusedWithTheirKey) {
             std::string::npos);
   EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.lora_targets=[q, qq]"}).find("lora_targets[1]"),
             std::string::npos);
+  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.lora_targets=[]"}).find("training.lora_targets: is empty"),
+            std::string::npos);
+  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.lora_targets=attention"})
+                .find("\"attention\" is not accepted; give all or a list of q, k, v, o, gate, up, down"),
+            std::string::npos);
+  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.sample_len=0"}).find("training.sample_len"),
+            std::string::npos);
+  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.packing=sometimes"}).find("training.packing"),
+            std::string::npos);
 }
 
 }  // namespace

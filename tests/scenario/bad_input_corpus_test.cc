@@ -75,6 +75,9 @@ training:
   attention: flash
   tokens: 10M
   lora_rank: 8
+  stack: megatron
+  packing: true
+  sample_len: 256
 price: {per_node_hour: 10USD}
 )";
 
@@ -114,7 +117,8 @@ const std::vector<Key> kKeys = {
     {"training.seq_len", Type::kInt, true}, {"training.micro_batch", Type::kInt, true},
     {"training.global_batch", Type::kInt, true}, {"training.recompute", Type::kEnum, false},
     {"training.attention", Type::kEnum, false}, {"training.tokens", Type::kQuantity, true},
-    {"training.lora_rank", Type::kInt, false}, {"price.per_node_hour", Type::kQuantity, true},
+    {"training.lora_rank", Type::kInt, false}, {"training.stack", Type::kEnum, false},
+    {"training.packing", Type::kBool, false}, {"training.sample_len", Type::kInt, false}, {"price.per_node_hour", Type::kQuantity, true},
 };
 
 // One case: a scenario text and flags, and the message classes it may get
