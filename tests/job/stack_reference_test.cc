@@ -189,28 +189,27 @@ std::string LoadError(const std::string& scenario, std::vector<std::string> sets
 }
 
 TEST(StackErrors, BadStacksAndPackingAreRefusedWithTheirKey) {
-  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.stack=llamafactory"}).find("did you mean 'llama-factory'"),
-            std::string::npos);
-  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.sample_len=4096"})
-                .find("training.sample_len: 4096 tokens per sample exceed training.seq_len (2048)"),
-            std::string::npos);
-  EXPECT_NE(LoadError("qwen_72b_lora_zero3_4gpu", {"training.stack=unsloth"}).find("trains on one GPU"),
-            std::string::npos);
-  EXPECT_NE(LoadError("nemo_llama2_70b_lora", {"training.stack=hf"}).find("parallel.tp: 2 with stack \"hf\""),
-            std::string::npos);
-  EXPECT_NE(LoadError("qwen_7b_full_zero3_2gpu", {"training.lora_targets=[q]"}).find("training.method is full"),
-            std::string::npos);
-  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.lora_targets=[q, qq]"}).find("lora_targets[1]"),
-            std::string::npos);
-  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.lora_targets=[]"}).find("training.lora_targets: is empty"),
-            std::string::npos);
-  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.lora_targets=attention"})
-                .find("\"attention\" is not accepted; give all or a list of q, k, v, o, gate, up, down"),
-            std::string::npos);
-  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.sample_len=0"}).find("training.sample_len"),
-            std::string::npos);
-  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.packing=sometimes"}).find("training.packing"),
-            std::string::npos);
+  struct Case {
+    const char* scenario;
+    const char* set;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"qwen_7b_lora_2048", "training.stack=llamafactory", "did you mean 'llama-factory'"},
+      {"qwen_7b_lora_2048", "training.sample_len=4096",
+       "training.sample_len: 4096 tokens per sample exceed training.seq_len (2048)"},
+      {"qwen_72b_lora_zero3_4gpu", "training.stack=unsloth", "trains on one GPU"},
+      {"nemo_llama2_70b_lora", "training.stack=hf", "parallel.tp: 2 with stack \"hf\""},
+      {"qwen_7b_full_zero3_2gpu", "training.lora_targets=[q]", "training.method is full"},
+      {"qwen_7b_lora_2048", "training.lora_targets=[q, qq]", "lora_targets[1]"},
+      {"qwen_7b_lora_2048", "training.lora_targets=[]", "training.lora_targets: is empty"},
+      {"qwen_7b_lora_2048", "training.lora_targets=attention",
+       "\"attention\" is not accepted; give all or a list of q, k, v, o, gate, up, down"},
+      {"qwen_7b_lora_2048", "training.sample_len=0", "training.sample_len"},
+      {"qwen_7b_lora_2048", "training.packing=sometimes", "training.packing"},
+  };
+  for (const Case& c : cases)
+    EXPECT_NE(LoadError(c.scenario, {c.set}).find(c.message), std::string::npos) << c.set;
 }
 
 }  // namespace
