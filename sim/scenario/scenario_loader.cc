@@ -187,13 +187,17 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   if (v.Has("lora_rank")) t.lora_rank = v.Get("lora_rank").Int(1, 65536);
   if (v.Has("lora_targets")) {
     const YamlView targets = v.Get("lora_targets");
+    std::string names;
+    for (const std::string& name : Spellings<LoraTarget>()) names += (names.empty() ? "" : ", ") + name;
+    const std::string accepted = "give all or a list of " + names;
     if (targets.IsScalar() && targets.Str() == "all") {
       t.lora_targets = kAllLoraTargets;
     } else {
-      if (targets.IsScalar()) targets.Fail("\"" + targets.Str() + "\" is not accepted; give all or a list of q, k, v, o, gate, up, down");
+      if (targets.IsScalar()) targets.Fail("\"" + targets.Str() + "\" is not accepted; " + accepted);
       t.lora_targets = 0;
-      for (const YamlView& item : targets.Items(7)) t.lora_targets |= Bit(item.Enum<LoraTarget>());
-      if (t.lora_targets == 0) targets.Fail("is empty; give all or a list of q, k, v, o, gate, up, down");
+      for (const YamlView& item : targets.Items(NamesOf(LoraTarget{}).size()))
+        t.lora_targets |= Bit(item.Enum<LoraTarget>());
+      if (t.lora_targets == 0) targets.Fail("is empty; " + accepted);
     }
   }
   if (v.Has("stack")) {

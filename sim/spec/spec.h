@@ -260,7 +260,7 @@ enum class Recompute { kNone, kSelective, kFull };
 enum class Attention { kFlash, kUnfused };
 // The training stack that runs the step (model/stack.h says what each one
 // changes: kernel fusion, LoRA adapters, host dispatch, optimizer, ZeRO-3
-// gathers, the loss, framework memory).
+// gathers, the loss and its memory).
 enum class Stack { kMegatron, kNemo, kDeepspeed, kFsdp, kHf, kLlamaFactory, kUnsloth };
 
 // The linear layers of a block LoRA can adapt (gate exists in SwiGLU MLPs).
