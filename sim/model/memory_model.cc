@@ -65,6 +65,7 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
     layer_params += sp.layers;
     edge_params += sp.edges();
   }
+  const int layers = LayersOfStage(m, p, stage);
   const double base = layer_params + edge_params;
   const double dp = p.dp;
   const double e = ElementBytes(t.precision);
@@ -85,7 +86,7 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
   }
   const double frozen = t.method == Method::kQlora ? layer_params * kNf4Bytes + edge_params * e
                                                    : base * e;
-  const double adapters = t.lora_rank * AdapterWidthPerLayer(m, t) * (m.layers / p.pp) / p.tp;
+  const double adapters = t.lora_rank * AdapterWidthPerLayer(m, t) * layers / p.tp;
   r.weights = Bytes(frozen / (p.zero >= 3 ? dp : 1) + adapters * e);
   r.gradients = Bytes(adapters * e);
   r.optimizer = Bytes(adapters * OptimizerBytes(t.precision) / (p.zero >= 1 ? dp : 1));
@@ -94,13 +95,13 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
 
 // 1F1B: stage i holds the activations of its warm-up forwards + 1 at peak:
 // pp - i micro-batches, or with vp model chunks (pp - i - 1) x 2 +
-// (vp - 1) x pp + 1 chunk-micro-batches of layers / (pp x vp) layers each.
+// (vp - 1) x pp + 1 chunk-micro-batches of the stage's layers / vp each.
 Bytes ActivationMemory(const Scenario& sc, int stage) {
   const ModelSpec& m = sc.model;
   const ParallelSpec& p = sc.parallel;
   const TrainingSpec& t = sc.training;
   const int micro_batches = t.micro_batches_per_step(p.dp);
-  const int chunk_layers = m.layers / (p.pp * p.vp);
+  const double chunk_layers = double(LayersOfStage(m, p, stage)) / p.vp;
   const int in_flight = p.vp == 1 ? std::min(p.pp - stage, micro_batches)
                                   : std::min((p.pp - stage - 1) * 2 + (p.vp - 1) * p.pp + 1,
                                              micro_batches * p.vp);
@@ -169,10 +170,12 @@ double TrainableParams(const Scenario& s) {
 
 MemoryBreakdown EstimateMemory(const Scenario& s) {
   if (s.model.kind == ModelKind::kVision) return VisionMemory(s);
+  // The first stage holds the most activations, the last the logits, and
+  // with an uneven split a middle stage may hold the most layers.
   MemoryBreakdown worst = StageMemory(s, 0);
-  if (s.parallel.pp > 1) {
-    MemoryBreakdown last = StageMemory(s, s.parallel.pp - 1);
-    if (last.total > worst.total) worst = last;
+  for (int stage = 1; stage < s.parallel.pp; ++stage) {
+    MemoryBreakdown m = StageMemory(s, stage);
+    if (m.total > worst.total) worst = m;
   }
   return worst;
 }

@@ -98,7 +98,7 @@ StageParams ParamsPerTpRank(const ModelSpec& m, const ParallelSpec& p, int vstag
   const ParamCount pc = CountParams(m);
   const int vstages = p.pp * p.vp;
   StageParams s;
-  s.layer_count = m.layers / vstages;
+  s.layer_count = LayersOfVirtualStage(m, p, vstage);
   s.layers = pc.per_layer * s.layer_count / p.tp;
   if (vstage == 0) s.embedding = pc.embedding / p.tp;
   if (vstage == vstages - 1) {

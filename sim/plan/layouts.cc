@@ -31,6 +31,7 @@ void Layouts(const Scenario& base, int nodes, int own_micro_batch, std::vector<S
             s.cluster.nodes = nodes;
             s.parallel.tp = tp, s.parallel.pp = pp, s.parallel.vp = 1, s.parallel.zero = zero;
             s.parallel.dp = gpus / (tp * pp), s.parallel.dp_auto = false;
+            if (pp != base.parallel.pp) s.parallel.stage_layers.clear();  // the default split
             s.training.micro_batch = mb;
             s.training.recompute = rc;
             out.push_back(std::move(s));

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+#include <vector>
+
 namespace pf {
 
 std::string Duration(Seconds t) {
@@ -27,6 +30,20 @@ std::string Range(const Spread& s, const std::function<std::string(double)>& sho
 
 std::string Within(const Spread& s, const std::function<std::string(double)>& show) {
   return "[" + show(s.p05) + " - " + show(s.p95) + ", 90%]";
+}
+
+std::string StageSplit(const ModelSpec& m, const ParallelSpec& p) {
+  std::vector<std::pair<int, int>> runs;  // (layers, stages)
+  for (int stage = 0; stage < p.pp; ++stage) {
+    const int n = LayersOfStage(m, p, stage);
+    if (!runs.empty() && runs.back().first == n) ++runs.back().second;
+    else runs.push_back({n, 1});
+  }
+  if (runs.size() <= 1) return "";
+  std::string out;
+  for (const auto& [n, stages] : runs)
+    out += fmt::format("{}{}{}", out.empty() ? "" : ", ", n, stages > 1 ? fmt::format(" x {}", stages) : "");
+  return out;
 }
 
 }  // namespace pf

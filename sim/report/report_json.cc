@@ -21,6 +21,11 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                                {"nodes_per_leaf", NodesPerLeaf(s.cluster)}}},
                    {"parallel", {{"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"vp", s.parallel.vp},
                                  {"dp", s.parallel.dp}, {"zero", s.parallel.zero}}}};
+  if (s.model.kind == ModelKind::kTransformer) {
+    json layers = json::array();
+    for (int stage = 0; stage < s.parallel.pp; ++stage) layers.push_back(LayersOfStage(s.model, s.parallel, stage));
+    j["scenario"]["parallel"]["stage_layers"] = layers;
+  }
   j["scenario"]["stack"] = {{"name", ToString(s.training.stack)}, {"default", !s.training.stack_given},
                             {"packing", s.training.packing},
                             {"useful_tokens_per_sequence", s.training.useful_tokens_per_sequence()}};

@@ -85,7 +85,9 @@ void Header(std::string& o, const Scenario& s) {
                            t.read.value() / 1e9, t.shared() ? "" : " per node");
     o += fmt::format("  storage    {}\n", tiers);
   }
-  o += fmt::format("  parallel   TP {} x PP {}{} x DP {}, ZeRO {}{}\n", p.tp, p.pp,
+  const std::string split = StageSplit(m, p);
+  o += fmt::format("  parallel   TP {} x PP {}{}{} x DP {}, ZeRO {}{}\n", p.tp, p.pp,
+                   split.empty() ? "" : " (layers per stage " + split + ")",
                    p.vp > 1 ? fmt::format(" ({} chunks per stage, interleaved)", p.vp) : "", p.dp, p.zero,
                    p.dp > 1 ? (p.dp_overlap ? ", gradient reduction overlapped" : ", gradient reduction after backward") : "");
   if (m.kind == ModelKind::kVision)

@@ -136,11 +136,14 @@ ClusterSpec ParseCluster(const YamlView& v) {
 }
 
 ParallelSpec ParseParallel(const YamlView& par) {
-  par.ExpectKeys({"tp", "pp", "vp", "dp", "zero", "dp_overlap", "offload", "offload_params"});
+  par.ExpectKeys({"tp", "pp", "vp", "dp", "zero", "dp_overlap", "offload", "offload_params", "stage_layers"});
   ParallelSpec p;
   p.tp = par.Has("tp") ? par.Get("tp").Int(1, 1 << 16) : 1;
   p.pp = par.Has("pp") ? par.Get("pp").Int(1, 1 << 16) : 1;
   p.vp = par.Has("vp") ? par.Get("vp").Int(1, 1 << 10) : 1;
+  if (par.Has("stage_layers"))
+    for (const YamlView& n : par.Get("stage_layers").Items(1 << 14))
+      p.stage_layers.push_back(static_cast<int>(n.Int(0, 1 << 14)));
   p.dp_auto = !par.Has("dp");
   if (!p.dp_auto) p.dp = par.Get("dp").Int(1, 1 << 24);
   p.zero = par.Has("zero") ? par.Get("zero").Int(0, 3) : 0;

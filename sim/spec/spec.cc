@@ -76,4 +76,26 @@ int LayerCount(const ModelSpec& m) {
   return n;
 }
 
+int LayersOfStage(const ModelSpec& m, const ParallelSpec& p, int stage) {
+  if (!p.stage_layers.empty()) return p.stage_layers.at(static_cast<size_t>(stage));
+  const int pp = std::max(1, p.pp);
+  const int most = (m.layers + pp - 1) / pp;
+  const int short_stages = most * pp - m.layers;  // stages holding one layer fewer
+  // Ends inward: stage 0, pp-1, 1, pp-2, ... is the k-th stage taken.
+  const int k = std::min(stage, pp - 1 - stage) * 2 + (stage > pp - 1 - stage ? 1 : 0);
+  return k < short_stages ? most - 1 : most;
+}
+
+int LayersOfVirtualStage(const ModelSpec& m, const ParallelSpec& p, int vstage) {
+  const int pp = std::max(1, p.pp), vp = std::max(1, p.vp);
+  const int held = LayersOfStage(m, p, vstage % pp), chunk = vstage / pp;
+  return held / vp + (chunk < held % vp ? 1 : 0);
+}
+
+int MaxLayersOfStage(const ModelSpec& m, const ParallelSpec& p) {
+  int most = 0;
+  for (int i = 0; i < std::max(1, p.pp); ++i) most = std::max(most, LayersOfStage(m, p, i));
+  return most;
+}
+
 }  // namespace pf

@@ -237,6 +237,10 @@ struct ParallelSpec {
   // dp was not given: it is GPUs / (tp x pp) (ResolveDataParallel, validate.h).
   bool dp_auto = false;
   int vp = 1;    // model chunks per pipeline stage (interleaved 1F1B when > 1)
+  // Transformer layers on each pipeline stage, first to last (Megatron's
+  // --decoder-first/last-pipeline-num-layers, DeepSpeed's partition); empty:
+  // the default split of LayersOfStage.
+  std::vector<int> stage_layers;
   int zero = 0;  // ZeRO stage 0..3 (3 = FSDP FULL_SHARD)
   // Data-parallel gradient reduction starts bucket by bucket during the
   // last backward (PyTorch DDP, FSDP, Megatron --overlap-grad-reduce) rather
@@ -445,6 +449,18 @@ struct Scenario {
 // vision model's blocks with their repeats (gradient buckets and ZeRO-3
 // gathers follow them).
 int LayerCount(const ModelSpec& m);
+// Transformer layers on pipeline stage `stage` (0..pp-1): stage_layers when
+// given; else layers / pp, and when pp does not divide the layers, one
+// fewer on the stages at the ends, which also carry the embedding and the
+// LM head (Llama 3 405B: 126 layers on 16 stages as 7, 8 x 14, 7; Dubey et
+// al. 2024, Sec. 3.3.2), taken first, last, second, second to last, ...
+int LayersOfStage(const ModelSpec& m, const ParallelSpec& p, int stage);
+// Layers of virtual stage `vstage` (0..pp x vp - 1): model chunk vstage / pp
+// of stage vstage % pp, its stage's layers split evenly over the vp chunks
+// (the first chunks take one more when vp does not divide them).
+int LayersOfVirtualStage(const ModelSpec& m, const ParallelSpec& p, int vstage);
+// The most layers any stage holds.
+int MaxLayersOfStage(const ModelSpec& m, const ParallelSpec& p);
 
 // Dense tensor peak of `g` for the training precision (0 when the GPU has
 // no tensor-core rate for it).

@@ -166,16 +166,31 @@ Check ModelSplit(const Scenario& s) {
   if (p.tp % m.kv_heads != 0 && m.kv_heads % p.tp != 0)
     return SpecError{"parallel.tp", Str(p.tp) + " and the KV heads (" + Str(m.kv_heads) +
                                         ") must divide one another"};
-  if (m.layers % p.pp != 0)
-    return SpecError{"parallel.pp",
-                     Str(p.pp) + " does not divide the layers (" + Str(m.layers) + ")"};
   if (p.vp > 1 && p.pp == 1)
     return SpecError{"parallel.vp",
                      Str(p.vp) + " model chunks need pipeline parallelism (pp = 1)"};
-  if (m.layers % Product({p.pp, p.vp}) != 0)
-    return SpecError{"parallel.vp", "pp x vp = " + Str(p.pp) + " x " + Str(p.vp) + " = " +
-                                        Str(Product({p.pp, p.vp})) + " does not divide the layers (" +
-                                        Str(m.layers) + ")"};
+  if (!p.stage_layers.empty()) {
+    if (static_cast<long long>(p.stage_layers.size()) != p.pp)
+      return SpecError{"parallel.stage_layers", "lists " + Str(p.stage_layers.size()) +
+                                                    " stages, but pp = " + Str(p.pp)};
+    long long sum = 0;
+    std::string terms;
+    for (int n : p.stage_layers) sum += n, terms += (terms.empty() ? "" : " + ") + Str(n);
+    if (sum != m.layers)
+      return SpecError{"parallel.stage_layers", terms + " = " + Str(sum) + " layers, but the model has " +
+                                                    Str(m.layers)};
+  } else if (p.pp > m.layers) {
+    return SpecError{"parallel.pp", Str(p.pp) + " stages for " + Str(m.layers) +
+                                        " layers: every stage needs at least one layer"};
+  }
+  for (int stage = 0; stage < p.pp; ++stage) {
+    const int held = LayersOfStage(m, p, stage);
+    if (held < p.vp)
+      return SpecError{p.stage_layers.empty() ? "parallel.vp" : "parallel.stage_layers",
+                       "stage " + Str(stage) + " holds " + Str(held) + " layers" +
+                           (p.vp > 1 ? ", fewer than its vp = " + Str(p.vp) + " model chunks" : std::string()) +
+                           ": every stage and model chunk needs at least one layer"};
+  }
   return {};
 }
 

@@ -93,7 +93,7 @@ StageCost CostOfStage(const Scenario& s, int vstage) {
     c.bwd = c.bwd + Measure(HeadOps(m, t, p.tp, Pass::kBackward, frozen), s, Pass::kBackward);
   }
   c.layer_weights = CountParams(m).per_layer / p.tp;
-  c.params = frozen ? TrainableParams(s) / vstages / p.tp : held.total();
+  c.params = frozen ? t.lora_rank * AdapterWidthPerLayer(m, t) * c.layers / p.tp : held.total();
   TensorParallelCounts(s, first, last, c);
   return c;
 }

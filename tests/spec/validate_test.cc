@@ -21,8 +21,14 @@ TEST(Validate, NamesTheKeyPathOfTheFirstProblem) {
   };
   const std::vector<Case> cases = {
       {[](Scenario& s) { s.parallel.tp = 6; }, "parallel.tp", "6 does not divide attention heads (64)"},
-      {[](Scenario& s) { s.parallel.pp = 3, s.parallel.tp = 1, s.parallel.dp = 8; }, "parallel.pp",
-       "3 does not divide the layers (80)"},
+      {[](Scenario& s) { s.parallel.pp = 96, s.parallel.tp = 1, s.parallel.dp = 1, s.cluster.nodes = 12; }, "parallel.pp",
+       "96 stages for 80 layers: every stage needs at least one layer"},
+      {[](Scenario& s) { s.parallel.pp = 2, s.parallel.tp = 4, s.parallel.stage_layers = {40, 30, 10}; },
+       "parallel.stage_layers", "lists 3 stages, but pp = 2"},
+      {[](Scenario& s) { s.parallel.pp = 2, s.parallel.tp = 4, s.parallel.stage_layers = {80, 0}; },
+       "parallel.stage_layers", "stage 1 holds 0 layers: every stage and model chunk needs at least one layer"},
+      {[](Scenario& s) { s.parallel.pp = 2, s.parallel.tp = 4, s.parallel.vp = 4, s.parallel.stage_layers = {77, 3}; },
+       "parallel.stage_layers", "stage 1 holds 3 layers, fewer than its vp = 4 model chunks: every stage and model chunk needs at least one layer"},
       {[](Scenario& s) { s.parallel.vp = 2; }, "parallel.vp", "2 model chunks need pipeline parallelism (pp = 1)"},
       {[](Scenario& s) { s.parallel.dp = 2; }, "parallel.dp", "tp x pp x dp = 8 x 1 x 2 = 16, but the cluster has 8 GPUs (1 nodes x 8)"},
       {[](Scenario& s) { s.training.global_batch = 63, s.training.micro_batch = 2; },
