@@ -30,18 +30,26 @@ constexpr double kFrameworkFixedBytes = 1.0 * kGiB;
 // (assumption: 5%; PyTorch reports reserved-vs-allocated gaps of 3-10%).
 constexpr double kFragmentation = 0.05;
 
+}  // namespace
+
 // Activation bytes one layer saves for backward, per micro-batch, on one TP
-// rank without sequence parallelism (Korthikanti et al. 2022, Sec. 4.1,
-// generalised to GQA and SwiGLU: 10 sbh replicated + sharded terms).
-double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp) {
+// rank (Korthikanti et al. 2022, Sec. 4, generalised to GQA and SwiGLU):
+// 10 sbh the TP ranks replicate (norm and dropout inputs, the dropout
+// masks), which sequence parallelism divides by tp too, plus the sharded
+// terms. For GPT (kv = h, ffn = 4h, GeLU) this is their Table 2:
+// sbh (10 + 24/t + 5as/(ht)) with TP, sbh (34/t + 5as/(ht)) with TP + SP,
+// dropping 5as/(ht) with selective recompute, and 2sbh (2sbh/t with SP)
+// for the one input full recompute keeps.
+double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, bool sp) {
   const double s = t.seq_len, b = t.micro_batch, h = m.hidden, f = m.ffn;
   const double kv_rank = KvDimPerRank(m, tp);
   const double sb = s * b;
   // The formula counts 16-bit tensors; tf32/fp32 tensors take twice the
   // bytes (its 1-byte dropout masks are doubled too: a slight overcount).
   const double width = ElementBytes(t.precision) / 2;
-  if (t.recompute == Recompute::kFull) return width * 2 * sb * h;  // the layer input only
-  double replicated = 10 * sb * h;  // 2 norms' inputs, QKV and MLP inputs, 2 dropout masks
+  const double replicated_share = sp ? 1.0 / tp : 1.0;
+  if (t.recompute == Recompute::kFull) return width * 2 * sb * h * replicated_share;  // the layer input only
+  double replicated = 10 * sb * h * replicated_share;  // 2 norms' inputs, QKV and MLP inputs, 2 dropout masks
   double up = m.ffn_kind == FfnKind::kSwiglu ? 2 * f : f;
   double sharded = 2 * sb * (h + 2 * kv_rank * tp)  // Q, K, V
                    + 2 * sb * h                     // projection input
@@ -51,6 +59,8 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp) {
     scores = 5.0 * m.heads * s * s * b;  // softmax, dropout mask, dropout output
   return width * (replicated + (sharded + scores) / tp);
 }
+
+namespace {
 
 // Weights, gradients and optimizer states of `stage`, per GPU, by method,
 // precision and ZeRO stage.
@@ -105,11 +115,11 @@ Bytes ActivationMemory(const Scenario& sc, int stage) {
   const int in_flight = p.vp == 1 ? std::min(p.pp - stage, micro_batches)
                                   : std::min((p.pp - stage - 1) * 2 + (p.vp - 1) * p.pp + 1,
                                              micro_batches * p.vp);
-  double act = LayerActivationBytes(m, t, p.tp) * chunk_layers * in_flight;
+  double act = LayerActivationBytes(m, t, p.tp, p.sp) * chunk_layers * in_flight;
   if (t.recompute == Recompute::kFull) {
     TrainingSpec no_recompute = t;
     no_recompute.recompute = Recompute::kNone;
-    act += LayerActivationBytes(m, no_recompute, p.tp);  // one layer rematerialised
+    act += LayerActivationBytes(m, no_recompute, p.tp, p.sp);  // one layer rematerialised
   }
   return Bytes(act);
 }

@@ -30,6 +30,11 @@ struct MemoryBreakdown {
 // Per-GPU memory of the fullest pipeline stage.
 MemoryBreakdown EstimateMemory(const Scenario& s);
 
+// Activation bytes one transformer layer saves for backward, per
+// micro-batch, on one rank of a TP group of `tp`, with or without sequence
+// parallelism (Korthikanti et al. 2022, Table 2).
+double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, bool sp);
+
 // Bytes per parameter of the (frozen or trained) transformer-layer weights:
 // 2 (bf16/fp16/fp8), 4 (tf32/fp32), or 4.127 bits for QLoRA's NF4 base.
 double LayerWeightBytes(Method m, Precision p);

@@ -199,18 +199,23 @@ void RecipeOps(const ModelSpec& m, const TrainingSpec& t, int tp, bool bwd, std:
 
 }  // namespace
 
-std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass pass, bool frozen) {
+LayerShards ShardsOf(const ParallelSpec& p) { return LayerShards(p.tp, p.sp); }
+
+std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards shards, Pass pass, bool frozen) {
+  const int tp = shards.tp;
   const StackTraits& st = TraitsOf(t.stack);
   const BlockShape shape = BlockShape::Of(m, t, tp);
+  BlockShape norm_shape = shape;  // sequence-parallel norms see their rank's tokens
+  norm_shape.tokens *= shards.token_share();
   const double e = shape.e;
   const double tokens = shape.tokens;
-  const double bsh = tokens * m.hidden;
+  const double bsh = tokens * m.hidden * shards.token_share();  // the residual adds
   const bool bwd = pass == Pass::kBackward;
   // Elementwise kernels move about twice the bytes in backward (read the
   // saved input and the incoming gradient, write the outgoing gradient).
   const double mem_factor = bwd ? 2.0 : 1.0;
   std::vector<Op> ops;
-  NormOps(m, shape, st, pass, "norm1", ops);
+  NormOps(m, norm_shape, st, pass, "norm1", ops);
   for (Op g : LayerGemms(m, tokens, tp, e, st.separate_projections)) {
     if (!bwd) { ops.push_back(g); continue; }
     ops.push_back(Dgrad(g));
@@ -219,7 +224,7 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass
   RopeOps(m, shape, st, pass, ops);
   AttentionOps(m, t, tp, bwd, ops);
   ops.push_back(Memory("residual1", mem_factor * bsh * (3 * e + 1)));
-  NormOps(m, shape, st, pass, "norm2", ops);
+  NormOps(m, norm_shape, st, pass, "norm2", ops);
   ActivationOps(m, shape, st, pass, ops);
   ops.push_back(Memory("residual2", mem_factor * bsh * (3 * e + 1)));
   RecipeOps(m, t, tp, bwd, ops);

@@ -70,10 +70,23 @@ struct Op {
 
 enum class Pass { kForward, kBackward };
 
+// How one GPU's share of a block is cut: tensor parallelism of `tp` splits
+// heads and FFN columns; with sequence parallelism (Korthikanti et al. 2022,
+// Sec. 4.2.2) the norms, dropouts and residual adds, which TP alone repeats
+// on every rank, run on seq_len / tp tokens of each sequence.
+struct LayerShards {
+  LayerShards(int tp_ = 1, bool sp_ = false) : tp(tp_), sp(sp_) {}  // a bare tp: no SP
+  int tp;
+  bool sp;
+  // The share of the sequence the replicated (non-TP) ops run on.
+  double token_share() const { return sp ? 1.0 / tp : 1.0; }
+};
+LayerShards ShardsOf(const ParallelSpec& p);
+
 // Kernels of one transformer block for `micro_batch` sequences on one GPU of
-// a tensor-parallel group of `tp`. Backward covers activation gradients, plus
+// a tensor-parallel group. Backward covers activation gradients, plus
 // weight gradients unless `frozen` (LoRA/QLoRA base weights).
-std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass pass, bool frozen);
+std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards shards, Pass pass, bool frozen);
 // The embedding lookup (first stage) and logits + loss (last stage).
 std::vector<Op> EmbeddingOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass pass);
 std::vector<Op> HeadOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass pass, bool frozen);

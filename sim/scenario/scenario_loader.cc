@@ -136,7 +136,7 @@ ClusterSpec ParseCluster(const YamlView& v) {
 }
 
 ParallelSpec ParseParallel(const YamlView& par) {
-  par.ExpectKeys({"tp", "pp", "vp", "dp", "zero", "dp_overlap", "offload", "offload_params", "stage_layers"});
+  par.ExpectKeys({"tp", "pp", "vp", "dp", "zero", "dp_overlap", "offload", "offload_params", "stage_layers", "sp"});
   ParallelSpec p;
   p.tp = par.Has("tp") ? par.Get("tp").Int(1, 1 << 16) : 1;
   p.pp = par.Has("pp") ? par.Get("pp").Int(1, 1 << 16) : 1;
@@ -147,6 +147,7 @@ ParallelSpec ParseParallel(const YamlView& par) {
   p.dp_auto = !par.Has("dp");
   if (!p.dp_auto) p.dp = par.Get("dp").Int(1, 1 << 24);
   p.zero = par.Has("zero") ? par.Get("zero").Int(0, 3) : 0;
+  if (par.Has("sp")) p.sp = par.Get("sp").Bool();
   if (par.Has("dp_overlap")) p.dp_overlap = par.Get("dp_overlap").Bool();
   if (par.Has("offload")) p.offload = par.Get("offload").Enum<Offload>();
   if (par.Has("offload_params")) p.offload_params = par.Get("offload_params").Bool();

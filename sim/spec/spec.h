@@ -242,6 +242,11 @@ struct ParallelSpec {
   // the default split of LayersOfStage.
   std::vector<int> stage_layers;
   int zero = 0;  // ZeRO stage 0..3 (3 = FSDP FULL_SHARD)
+  // Sequence parallelism (Korthikanti et al. 2022; Megatron
+  // --sequence-parallel): within a TP group the norms, dropouts and their
+  // activations are split along the sequence, and each TP all-reduce becomes
+  // a reduce-scatter plus an all-gather of the same bytes.
+  bool sp = false;
   // Data-parallel gradient reduction starts bucket by bucket during the
   // last backward (PyTorch DDP, FSDP, Megatron --overlap-grad-reduce) rather
   // than after it (Megatron-LM before 2023).

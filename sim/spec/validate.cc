@@ -213,6 +213,9 @@ Check GpuCount(const Scenario& s) {
 }
 
 Check Sharding(const ParallelSpec& p) {
+  if (p.sp && p.tp == 1)
+    return SpecError{"parallel.sp", "true needs tensor parallelism (tp = 1): sequence parallelism splits the "
+                                    "work a TP group repeats on every rank; set parallel.tp above 1 or drop sp"};
   if (p.zero >= 2 && p.pp > 1)
     return SpecError{"parallel.zero",
                      "ZeRO stage " + Str(p.zero) +

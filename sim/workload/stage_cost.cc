@@ -28,7 +28,7 @@ Work Measure(const std::vector<Op>& ops, const Scenario& s, Pass pass = Pass::kF
 // the whole layer (full) or the attention core (selective).
 Work LayerBackward(const Scenario& s, const std::vector<Op>& fwd_ops, Work fwd, bool frozen) {
   const TrainingSpec& t = s.training;
-  Work bwd = Measure(LayerOps(s.model, t, s.parallel.tp, Pass::kBackward, frozen), s, Pass::kBackward);
+  Work bwd = Measure(LayerOps(s.model, t, ShardsOf(s.parallel), Pass::kBackward, frozen), s, Pass::kBackward);
   if (t.recompute == Recompute::kFull) return bwd + fwd;
   if (t.recompute == Recompute::kSelective) {
     std::vector<Op> attention;
@@ -42,7 +42,8 @@ Work LayerBackward(const Scenario& s, const std::vector<Op>& fwd_ops, Work fwd, 
 }
 
 // Megatron: an all-reduce after attention and after the MLP, forward and
-// backward (the f/g operators); recompute repeats the forward ones; the
+// backward (the f/g operators; with sequence parallelism each is a
+// reduce-scatter and an all-gather, emitted in pairs); recompute repeats the forward ones; the
 // vocabulary-parallel embedding adds one on the first stage and the
 // column-parallel LM head's input gradient one in backward on the last.
 void TensorParallelCounts(const Scenario& s, bool first, bool last, StageCost& c) {
@@ -80,7 +81,7 @@ StageCost CostOfStage(const Scenario& s, int vstage) {
   const StageParams held = ParamsPerTpRank(m, p, vstage);
   StageCost c;
   c.layers = held.layer_count;
-  const std::vector<Op> fwd_ops = LayerOps(m, t, p.tp, Pass::kForward, frozen);
+  const std::vector<Op> fwd_ops = LayerOps(m, t, ShardsOf(p), Pass::kForward, frozen);
   const Work fwd_layer = Measure(fwd_ops, s);
   c.fwd = fwd_layer * c.layers;
   c.bwd = LayerBackward(s, fwd_ops, fwd_layer, frozen) * c.layers;

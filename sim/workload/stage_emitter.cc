@@ -53,11 +53,18 @@ class Worker {
       dp_.BeforeSegment(task, op.forward, mb, j, segment_++);
       last_ = task;
       const int tp_here = tp_count / segs + (j < tp_count % segs ? 1 : 0);
-      if (tp_here > 0) {
+      if (tp_here > 0 && !p_.sp) {
         int tp = g_.Collective(std::string("tp_") + tag, preflight::TP_COMM, preflight::ALL_REDUCE,
                                tp_group_, hidden_, tp_here, 1);
         g_.Dep(tp, task);
         last_ = tp;
+      } else if (tp_here > 0) {  // sequence parallel: the same bytes as reduce-scatter + all-gather
+        for (auto kind : {preflight::REDUCE_SCATTER, preflight::ALL_GATHER}) {
+          int x = g_.Collective(std::string(kind == preflight::ALL_GATHER ? "sp_gather_" : "sp_scatter_") + tag,
+                                preflight::TP_COMM, kind, tp_group_, hidden_, tp_here, 1);
+          g_.Dep(x, last_);
+          last_ = x;
+        }
       }
       dp_.AfterSegment(last_, op.forward, k, mb, j);
     }

@@ -12,6 +12,7 @@
 #include "tests/test_util.h"
 #include "sim/model/model_math.h"
 #include "sim/scenario/scenario_loader.h"
+#include "sim/spec/names.h"
 
 namespace pf {
 namespace {
@@ -170,6 +171,59 @@ TEST(Memory, PipelineStagesHoldInFlightActivations) {
   s.parallel.dp *= 2;
   const MemoryBreakdown one = EstimateMemory(s);
   EXPECT_GT(m.activations.value(), 0.9 * one.activations.value());
+}
+
+}  // namespace
+}  // namespace pf
+
+namespace pf {
+namespace {
+
+// Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large
+// Transformer Models"), Table 2: activation bytes per layer for GPT-3 175B
+// (a = 96 heads, h = 12288) at s = 2048, b = 1, t = 8, reproduced exactly.
+TEST(Korthikanti, Table2ActivationsPerLayer) {
+  ModelSpec m;
+  m.layers = 96, m.hidden = 12288, m.heads = 96, m.kv_heads = 96, m.ffn = 4 * 12288;
+  m.ffn_kind = FfnKind::kGelu;
+  TrainingSpec t;
+  t.seq_len = 2048, t.micro_batch = 1, t.precision = Precision::kBf16;
+  const double s = 2048, b = 1, h = 12288, a = 96, tp = 8, sbh = s * b * h;
+  struct Row {
+    Attention attention;
+    Recompute recompute;
+    bool sp;
+    double want;
+  };
+  const std::vector<Row> rows = {
+      {Attention::kUnfused, Recompute::kNone, false, sbh * (10 + 24 / tp + 5 * a * s / (h * tp))},  // tensor parallel
+      {Attention::kUnfused, Recompute::kNone, true, sbh * (34 / tp + 5 * a * s / (h * tp))},        // + sequence parallel
+      {Attention::kUnfused, Recompute::kSelective, false, sbh * (10 + 24 / tp)},  // TP + selective recompute
+      {Attention::kUnfused, Recompute::kSelective, true, sbh * 34 / tp},          // TP + SP + selective
+      {Attention::kFlash, Recompute::kNone, true, sbh * 34 / tp},                 // flash keeps no scores either
+      {Attention::kUnfused, Recompute::kFull, false, 2 * sbh},                    // full recompute: the input
+      {Attention::kUnfused, Recompute::kFull, true, 2 * sbh / tp},                // its sequence shard under SP
+  };
+  for (const Row& r : rows) {
+    t.attention = r.attention, t.recompute = r.recompute;
+    EXPECT_DOUBLE_EQ(LayerActivationBytes(m, t, 8, r.sp), r.want)
+        << ToString(r.recompute) << (r.sp ? " with SP" : " without SP");
+  }
+}
+
+// Sequence parallelism divides the replicated 10 sbh by tp on the whole
+// stage. Llama-2-70B's sharded terms are 25.5 sbh (Q 2h, K and V 2 x 2 x
+// 1024, the projection input 2h, SwiGLU's up 4 x 3.5h and activation 2 x
+// 3.5h), so with selective recompute at TP8 its activations fall to
+// (10 + 25.5) / 8 over 10 + 25.5 / 8; the states are unchanged.
+TEST(Korthikanti, SequenceParallelShrinksTheStagesActivations) {
+  Scenario s = LoadScenario(Path("70b_8xA800_tp8.yaml"),
+                            {"training.method=full", "training.recompute=selective", "training.micro_batch=1"});
+  const MemoryBreakdown without = EstimateMemory(s);
+  s.parallel.sp = true;
+  const MemoryBreakdown with = EstimateMemory(s);
+  EXPECT_NEAR(with.activations.value() / without.activations.value(), (35.5 / 8) / (10 + 25.5 / 8), 1e-9);
+  EXPECT_EQ(with.weights.value(), without.weights.value());
 }
 
 }  // namespace

@@ -29,6 +29,9 @@ TEST(Validate, NamesTheKeyPathOfTheFirstProblem) {
        "parallel.stage_layers", "stage 1 holds 0 layers: every stage and model chunk needs at least one layer"},
       {[](Scenario& s) { s.parallel.pp = 2, s.parallel.tp = 4, s.parallel.vp = 4, s.parallel.stage_layers = {77, 3}; },
        "parallel.stage_layers", "stage 1 holds 3 layers, fewer than its vp = 4 model chunks: every stage and model chunk needs at least one layer"},
+      {[](Scenario& s) { s.parallel.tp = 1, s.parallel.dp = 8, s.parallel.sp = true; }, "parallel.sp",
+       "true needs tensor parallelism (tp = 1): sequence parallelism splits the work a TP group repeats on every "
+       "rank; set parallel.tp above 1 or drop sp"},
       {[](Scenario& s) { s.parallel.vp = 2; }, "parallel.vp", "2 model chunks need pipeline parallelism (pp = 1)"},
       {[](Scenario& s) { s.parallel.dp = 2; }, "parallel.dp", "tp x pp x dp = 8 x 1 x 2 = 16, but the cluster has 8 GPUs (1 nodes x 8)"},
       {[](Scenario& s) { s.training.global_batch = 63, s.training.micro_batch = 2; },
