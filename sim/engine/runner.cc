@@ -91,9 +91,11 @@ class Runner {
     for (int i = 0; i < n_; ++i)
       if (waiting_[i] == 0) roots.push_back(i);
     try {
+      if (s_.parallel.zero == 3 && s_.parallel.dp > 1) ResidentShadows();
       for (int i : roots)
         if (!Start(i)) Finish(i);
       sg::Engine::get_instance()->run();
+      KeepActivities();  // the shadows stay in flight (suspended) after the step
     } catch (...) {
       KeepActivities();
       throw;
@@ -174,7 +176,8 @@ class Runner {
     return n;
   }
 
-  // A run stopped by an exception leaves activities in flight, which
+  // A run stopped by an exception (and any run: its suspended shadows)
+  // leaves activities in flight, which
   // SimGrid frees at process exit after its models are gone (a crash in
   // the in-process mode): our references to them are kept for good, so
   // that they are never freed (reachable from a static: no leak report).
@@ -184,6 +187,7 @@ class Runner {
     for (auto& [_, owned] : owner_) kept->push_back(owned.ref);
     for (auto& e : shadow_)
       if (e) kept->push_back(e);
+    kept->insert(kept->end(), parked_.begin(), parked_.end());
   }
 
   // At most how many activities task `t` starts: one kernel or copy; a
@@ -391,8 +395,10 @@ class Runner {
 
   // While a data-parallel collective runs on a GPU, NCCL's kernels take a
   // share of that GPU's throughput: one bounded background Exec per GPU,
-  // resumed while any such collective is active there and suspended
-  // otherwise, which SimGrid's max-min sharing takes from concurrent compute.
+  // started when the first such collective there starts and suspended when
+  // the last ends, which SimGrid's max-min sharing takes from concurrent
+  // compute. Each activation starts a fresh Exec: in SimGrid 3.32 an Exec
+  // suspended again after a resume() keeps taking its share.
   void Shadow(int task, const std::vector<int>& gpus) {
     const double share = s_.calibration.nccl_compute_share;
     if (share <= 0) return;
@@ -401,17 +407,33 @@ class Runner {
       if (!runs_on_.empty() && !runs_on_[g]) continue;  // a mirrored replica's GPU computes nothing here
       used.push_back(g);
       if (active_dp_[g]++ > 0) continue;
-      if (!shadow_[g]) {
-        shadow_[g] = sg::Exec::init();
-        shadow_[g]->set_flops_amount(1e30);  // never finishes: suspended when idle
-        shadow_[g]->set_bound(share * p_.gpu_speed_flops);
-        shadow_[g]->set_host(Gpu(g));
-        shadow_[g]->start();
-      } else {
-        shadow_[g]->resume();
-      }
+      shadow_[g] = sg::Exec::init();
+      shadow_[g]->set_flops_amount(1e30);  // never finishes: suspended when idle
+      shadow_[g]->set_bound(share * p_.gpu_speed_flops);
+      shadow_[g]->set_host(Gpu(g));
+      shadow_[g]->start();
     }
     shadow_gpus_[task] = std::move(used);
+  }
+
+  // ZeRO-3 (FSDP, DeepSpeed) keeps an NCCL kernel on every GPU through the
+  // whole step: each layer's all-gather is issued ahead of it and its
+  // reduce-scatter behind it, forward and backward, so the share applies
+  // to all of the step's compute, not only while the simulated flows run.
+  // The fit of nccl_compute_share (spec/calibration.h) rests on this.
+  void ResidentShadows() {
+    const double share = s_.calibration.nccl_compute_share;
+    if (share <= 0) return;
+    for (size_t g = 0; g < shadow_.size(); ++g) {
+      if (!runs_on_.empty() && !runs_on_[g]) continue;
+      active_dp_[g] = 1;  // never reaches 0: never suspended
+      shadow_[g] = sg::Exec::init();
+      shadow_[g]->set_flops_amount(1e30);
+      shadow_[g]->set_bound(share * p_.gpu_speed_flops);
+      shadow_[g]->set_host(Gpu(g));
+      shadow_[g]->start();
+      resident_ = true;
+    }
   }
 
   // Task i has ended: records it and starts each successor whose last
@@ -446,9 +468,16 @@ class Runner {
   }
 
   void End(int i) {
+    if (++ended_ == n_ && resident_)  // the step is over: so are the resident shadows
+      for (auto& e : shadow_)
+        if (e) e->suspend();
     if (auto it = shadow_gpus_.find(i); it != shadow_gpus_.end()) {
       for (int g : it->second)
-        if (--active_dp_[g] == 0) shadow_[g]->suspend();
+        if (--active_dp_[g] == 0) {
+          shadow_[g]->suspend();  // takes effect at once, as cancel alone does not
+          shadow_[g]->cancel();   // and leaves SimGrid's sharing (suspended Execs slow every solve)
+          parked_.push_back(std::move(shadow_[g]));  // referenced to the end, as SimGrid may still touch it
+        }
       shadow_gpus_.erase(it);
     }
     times_.end_s[i] = sg::Engine::get_clock();
@@ -457,10 +486,12 @@ class Runner {
 
   void OnDone(sg::Activity const& a) {
     // Activities finished before this one are released now; this one stays
-    // referenced until its own callback has returned.
-    graveyard_.clear();
+    // referenced until its own callback has returned. A shadow cancelled
+    // in End completes inside another activity's callback: it releases
+    // nothing.
     auto it = owner_.find(const_cast<sg::Activity*>(&a));
     if (it == owner_.end()) return;
+    graveyard_.clear();
     ChargeCompletion();
     int task = it->second.task;
     if (auto d = delayed_.find(it->first); d != delayed_.end()) {
@@ -491,7 +522,10 @@ class Runner {
   std::unordered_map<sg::Activity*, std::vector<Flow>> delayed_;  // flows to start when a delay ends
   std::unordered_map<sg::Activity*, int> delayed_io_;  // io tasks to start when their requests' wait ends
   std::vector<sg::ActivityPtr> graveyard_;
-  std::vector<sg::ExecPtr> shadow_;  // by GPU, created on first use
+  std::vector<sg::ExecPtr> shadow_;  // by GPU, while a DP collective runs there
+  std::vector<sg::ExecPtr> parked_;  // suspended shadows
+  bool resident_ = false;            // ResidentShadows started
+  int ended_ = 0;                    // tasks ended so far
   std::vector<int> active_dp_;        // DP collectives running on each GPU
   std::unordered_map<int, std::vector<int>> shadow_gpus_;
   bool all_lanes_ = true;

@@ -78,7 +78,8 @@ ScreenEstimate ScreenStep(const Scenario& s) {
       const Seconds reduce = CollectiveTime(
           s, p.zero >= 1 ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, group, grads);
       dp = p.dp_overlap ? std::max(Seconds(0), reduce - last_backward) : reduce;
-      if (p.zero == 1 || p.zero == 2) dp += CollectiveTime(s, CollectiveKind::kAllGather, group, grads);
+      if ((p.zero == 1 || p.zero == 2) && !p.param_gather_overlap)  // else hidden in the next forward
+        dp += CollectiveTime(s, CollectiveKind::kAllGather, group, grads);
     }
   }
   const Seconds optimizer = OptimizerTime(most_params / (p.zero >= 1 ? p.dp : 1), s.cluster.node.gpu, s.calibration,

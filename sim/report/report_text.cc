@@ -86,9 +86,11 @@ void Header(std::string& o, const Scenario& s) {
     o += fmt::format("  storage    {}\n", tiers);
   }
   const std::string split = StageSplit(m, p);
-  o += fmt::format("  parallel   TP {}{} x PP {}{}{} x DP {}, ZeRO {}{}\n", p.tp, p.sp ? " (sequence parallel)" : "", p.pp,
+  o += fmt::format("  parallel   TP {}{} x PP {}{}{} x DP {}, ZeRO {}{}{}\n", p.tp, p.sp ? " (sequence parallel)" : "", p.pp,
                    split.empty() ? "" : " (layers per stage " + split + ")",
                    p.vp > 1 ? fmt::format(" ({} chunks per stage, interleaved)", p.vp) : "", p.dp, p.zero,
+                   std::string(p.distributed_optimizer ? " (distributed optimizer)" : "") +
+                       (p.param_gather_overlap ? ", parameter gather overlapped with the next forward" : ""),
                    p.dp > 1 ? (p.dp_overlap ? ", gradient reduction overlapped" : ", gradient reduction after backward") : "");
   if (m.kind == ModelKind::kVision)
     o += fmt::format("  training   {} {}, micro-batch {} images x {} per step x DP {} = global batch {}\n",

@@ -247,6 +247,15 @@ struct ParallelSpec {
   // activations are split along the sequence, and each TP all-reduce becomes
   // a reduce-scatter plus an all-gather of the same bytes.
   bool sp = false;
+  // Megatron's distributed optimizer (--use-distributed-optimizer): the
+  // optimizer states and fp32 master weights sharded over the DP ranks,
+  // gradients reduce-scattered and the updated parameters all-gathered:
+  // ZeRO stage 1, which it sets.
+  bool distributed_optimizer = false;
+  // Megatron --overlap-param-gather: with sharded optimizer states (ZeRO
+  // 1/2), the updated parameters are all-gathered bucket by bucket during
+  // the next step's first forward instead of after the optimizer step.
+  bool param_gather_overlap = false;
   // Data-parallel gradient reduction starts bucket by bucket during the
   // last backward (PyTorch DDP, FSDP, Megatron --overlap-grad-reduce) rather
   // than after it (Megatron-LM before 2023).

@@ -213,6 +213,10 @@ Check GpuCount(const Scenario& s) {
 }
 
 Check Sharding(const ParallelSpec& p) {
+  if (p.param_gather_overlap && p.zero != 1 && p.zero != 2)
+    return SpecError{"parallel.param_gather_overlap",
+                     "true needs optimizer states sharded over the DP ranks (zero: 1 or 2, or distributed_optimizer: "
+                     "true); with zero: " + Str(p.zero) + " there is no parameter all-gather after the step"};
   if (p.sp && p.tp == 1)
     return SpecError{"parallel.sp", "true needs tensor parallelism (tp = 1): sequence parallelism splits the "
                                     "work a TP group repeats on every rank; set parallel.tp above 1 or drop sp"};

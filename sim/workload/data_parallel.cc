@@ -18,6 +18,7 @@ DataParallelEmitter::DataParallelEmitter(TaskGraph& g, const Scenario& s, int st
   for (const StageCost& c : chunks_) stage_params_ += c.params;
   if (zero3_) EmitZero3();
   else EmitBuckets();
+  if (ParamGatherOverlapped()) EmitParamGather();
   if (p_.dp > 1 && !zero3_ && p_.zero < 2 && !p_.dp_overlap)
     late_reduce_ = g_.Collective("dp_grad_reduce", preflight::DP_COMM, DpKind(), group_,
                                  Bytes(stage_params_ * ElementBytes(s_.training.precision)), 1, p_.tp);
@@ -88,13 +89,35 @@ void DataParallelEmitter::EmitBuckets() {
                                                   group_, GradBytes(k) / Buckets(k), 1, p_.tp));
 }
 
+bool DataParallelEmitter::ParamGatherOverlapped() const {
+  return p_.param_gather_overlap && p_.dp > 1 && (p_.zero == 1 || p_.zero == 2);
+}
+
+// Megatron --overlap-param-gather: the all-gather of the parameters the last
+// step updated, bucket by bucket on the DP stream, each bucket before the
+// first forward's segment that uses it; in steady state it runs during the
+// step's first forward rather than after the optimizer.
+void DataParallelEmitter::EmitParamGather() {
+  int prev = kNoTask;
+  for (size_t k = 0; k < chunks_.size(); ++k) {
+    param_gather_.emplace_back();
+    for (int b = 0; b < Buckets(k); ++b) {
+      int x = g_.Collective("zero_param_gather", preflight::DP_COMM, preflight::ALL_GATHER, group_,
+                            GradBytes(k) / Buckets(k), 1, p_.tp);
+      g_.Dep(x, prev);
+      param_gather_.back().push_back(prev = x);
+    }
+  }
+}
+
 int DataParallelEmitter::Segments(bool forward, int chunk, int micro_batch) const {
   if (zero3_) return chunks_[0].layers;
-  if (forward) return 1;
+  if (forward) return micro_batch == 0 && ParamGatherOverlapped() ? Buckets(chunk) : 1;
   return ReducesIn(micro_batch) ? Buckets(chunk) : 1;
 }
 
-void DataParallelEmitter::BeforeSegment(int task, bool forward, int micro_batch, int j, int segment) {
+void DataParallelEmitter::BeforeSegment(int task, bool forward, int chunk, int micro_batch, int j, int segment) {
+  if (forward && micro_batch == 0 && !param_gather_.empty()) g_.Dep(task, param_gather_[chunk][j]);
   if (!zero3_) return;
   g_.Dep(task, (forward ? gather_f_ : gather_b_)[micro_batch][j]);
   if (size_t(segment) + 2 < gather_chain_.size()) g_.Dep(gather_chain_[segment + 2], task);
@@ -135,7 +158,7 @@ int DataParallelEmitter::Optimizer(int gpu, int last) {
 }
 
 void DataParallelEmitter::Finish(const std::vector<int>& optimizers) {
-  if (p_.dp <= 1 || (p_.zero != 1 && p_.zero != 2)) return;
+  if (p_.dp <= 1 || (p_.zero != 1 && p_.zero != 2) || ParamGatherOverlapped()) return;
   int ag = g_.Collective("zero_param_gather", preflight::DP_COMM, preflight::ALL_GATHER, group_,
                          Bytes(stage_params_ * ElementBytes(s_.training.precision)), 1, p_.tp);
   for (int o : optimizers) g_.Dep(ag, o);

@@ -34,19 +34,22 @@ class DataParallelEmitter {
                       const std::vector<StageCost>& chunks, int micro_batches);
 
   // Segments the forward or backward of (chunk, micro-batch) is cut into:
-  // one per ZeRO-3 layer gather, one per gradient bucket reduced in it.
+  // one per ZeRO-3 layer gather, one per gradient bucket reduced in it, and
+  // with an overlapped parameter gather one per bucket in the first forward.
   int Segments(bool forward, int chunk, int micro_batch) const;
   // Compute segment `task` (the j-th of its op; the worker's segment-th
   // overall) waits for its ZeRO-3 gather, and the gather two segments ahead
-  // waits for it (FSDP's default prefetch of one layer).
-  void BeforeSegment(int task, bool forward, int micro_batch, int j, int segment);
+  // waits for it (FSDP's default prefetch of one layer); in the first
+  // forward it waits for its bucket of the overlapped parameter gather.
+  void BeforeSegment(int task, bool forward, int chunk, int micro_batch, int j, int segment);
   // The bucket reduced after segment j of a backward waits for its last
   // task `last` (compute or TP collective).
   void AfterSegment(int last, bool forward, int chunk, int micro_batch, int j);
   // The optimizer step of the worker on `gpu`, after its last task and the
   // stage's reductions. Returns its task.
   int Optimizer(int gpu, int last);
-  // The ZeRO-1/2 parameter all-gather after every worker's optimizer.
+  // The ZeRO-1/2 parameter all-gather after every worker's optimizer
+  // (nothing when it overlaps the next step's forward).
   void Finish(const std::vector<int>& optimizers);
 
  private:
@@ -56,6 +59,8 @@ class DataParallelEmitter {
   bool ReducesIn(int micro_batch) const;
   void EmitZero3();
   void EmitBuckets();
+  void EmitParamGather();
+  bool ParamGatherOverlapped() const;
 
   TaskGraph& g_;
   const Scenario& s_;
@@ -68,6 +73,7 @@ class DataParallelEmitter {
   // [chunk][micro-batch][segment]: the reduction after that backward segment.
   std::vector<std::vector<std::vector<int>>> scatter_;
   std::vector<std::vector<int>> gather_f_, gather_b_;  // ZeRO-3: [micro-batch][layer]
+  std::vector<std::vector<int>> param_gather_;  // overlapped: [chunk][bucket]
   std::vector<int> gather_chain_;  // ZeRO-3 gathers in the order compute uses them
   int late_reduce_ = kNoTask;      // reduction after the pipeline flush
   std::unordered_set<int> issued_;  // buckets already on the stream

@@ -50,7 +50,7 @@ class Worker {
       g_.Dep(task, last_);
       if (j == 0) (op.forward ? links_.fwd_in : links_.bwd_in)[vs][d_][mb] = task;
       if (j == 0 && op.forward) links_.before_fwd[vs][d_][mb] = last_;
-      dp_.BeforeSegment(task, op.forward, mb, j, segment_++);
+      dp_.BeforeSegment(task, op.forward, k, mb, j, segment_++);
       last_ = task;
       const int tp_here = tp_count / segs + (j < tp_count % segs ? 1 : 0);
       if (tp_here > 0 && !p_.sp) {

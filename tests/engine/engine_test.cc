@@ -80,6 +80,23 @@ TEST(Engine, ComputeOverlappingADataParallelCollectiveSlowsByNcclShare) {
   EXPECT_NEAR(t.end_s[2] - t.start_s[2], 0.5, 1e-9);
 }
 
+// NCCL's share ends with each collective, however many came before: two
+// collectives back to back, then compute at full speed (SimGrid 3.32 keeps
+// an Exec's share when it is suspended again after a resume; the runner
+// starts a fresh one each time).
+TEST(Engine, NcclShareEndsAfterEveryCollective) {
+  Scenario s = Dgx(1);
+  preflight::Workload w = Empty(s);
+  AddAllReduce(w, {0, 1, 2, 3}, 1.0 * kGiB);         // 0
+  AddAllReduce(w, {0, 1, 2, 3}, 1.0 * kGiB, {0});    // 1, after it
+  AddCompute(w, 2, 0.5, {1});                        // 2: after both
+  AddAllReduce(w, {0, 1, 2, 3}, 1.0 * kGiB, {2});    // 3
+  AddCompute(w, 2, 0.5, {3});                        // 4: after a third
+  TaskTimes t = RunWorkload(s, w);
+  EXPECT_NEAR(t.end_s[2] - t.start_s[2], 0.5, 1e-9);
+  EXPECT_NEAR(t.end_s[4] - t.start_s[4], 0.5, 1e-9);
+}
+
 TEST(Engine, HostToDeviceCopyCrossesTheGpusPcieLink) {
   Scenario s = Dgx(1);
   preflight::Workload w = Empty(s);

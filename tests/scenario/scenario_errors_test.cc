@@ -174,6 +174,8 @@ std::vector<Case> Cases() {
        "but the cluster has 8 GPUs (1 nodes x 8)"},
       {"SequenceParallelWithoutTp", {{"tp: 8", "tp: 1"}, {"  dp: 1\n", "  dp: 8\n  sp: true\n"}}, 10, 7,
        "parallel.sp", "true", "needs tensor parallelism (tp = 1)"},
+      {"DistributedOptimizerWithZero2", {{"  zero: 0\n", "  zero: 2\n  distributed_optimizer: true\n"}}, 11, 26,
+       "parallel.distributed_optimizer", "true", "is ZeRO stage 1, the optimizer states sharded over the DP ranks; it cannot be combined with zero: 2"},
       {"StageLayersDoNotAddUp", {{"tp: 8", "tp: 4"}, {"  pp: 1\n", "  pp: 2\n  stage_layers: [40, 41]\n"}}, 9, 17,
        "parallel.stage_layers", "40 + 41 = 81 layers", "but the model has 80"},
       {"GlobalBatchNotMultiple", {{"micro_batch: 1", "micro_batch: 3"}}, 16, 17,

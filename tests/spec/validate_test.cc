@@ -32,6 +32,9 @@ TEST(Validate, NamesTheKeyPathOfTheFirstProblem) {
       {[](Scenario& s) { s.parallel.tp = 1, s.parallel.dp = 8, s.parallel.sp = true; }, "parallel.sp",
        "true needs tensor parallelism (tp = 1): sequence parallelism splits the work a TP group repeats on every "
        "rank; set parallel.tp above 1 or drop sp"},
+      {[](Scenario& s) { s.parallel.param_gather_overlap = true; }, "parallel.param_gather_overlap",
+       "true needs optimizer states sharded over the DP ranks (zero: 1 or 2, or distributed_optimizer: true); with zero: 0 "
+       "there is no parameter all-gather after the step"},
       {[](Scenario& s) { s.parallel.vp = 2; }, "parallel.vp", "2 model chunks need pipeline parallelism (pp = 1)"},
       {[](Scenario& s) { s.parallel.dp = 2; }, "parallel.dp", "tp x pp x dp = 8 x 1 x 2 = 16, but the cluster has 8 GPUs (1 nodes x 8)"},
       {[](Scenario& s) { s.training.global_batch = 63, s.training.micro_batch = 2; },
