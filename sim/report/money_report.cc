@@ -1,5 +1,9 @@
 #include "sim/report/money_report.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <cmath>
 
 #include <fmt/format.h>
@@ -77,22 +81,34 @@ void MoneyTables(std::string& o, const Result& r) {
   const PriceSpec& p = s.price;
   o += p.offer.empty() ? std::string("\nPricing (the scenario's price)\n")
                        : fmt::format("\nPricing modes (offer {}: {}, {})\n", p.offer, p.provider, p.region);
-  o += fmt::format("  {:<10}{:>11}  {:<36}{:<36}{}\n", "mode", "USD/node-h", "wall clock [90%]", "cost USD [90%]",
-                   PerUnitName(s) + std::string(" [90%]"));
+  struct Row {
+    std::string mode, wall, money, unit, terms;
+    double rate;
+  };
+  std::vector<Row> rows;
+  size_t wall_width = 36, money_width = 36;  // wider when a figure needs it (a 9-digit bill)
   bool examples = false;
   for (const ModeOutcome& m : st.modes) {
     const Rate& rate = *p.Find(m.mode);
     examples |= rate.example;
     const double cost = m.bill.total();
-    std::string wall = Days(m.time.wall.value()), money = Usd0(cost), unit = fmt::format("{:.1f}", PerUnit(s, cost));
+    Row row{ToString(m.mode), Days(m.time.wall.value()), Usd0(cost), fmt::format("{:.1f}", PerUnit(s, cost)),
+            rate.term_hours > 0 ? fmt::format("  ({:.0f}-day terms)", rate.term_hours / 24) : "",
+            rate.per_node_hour.value()};
     if (m.spread) {
-      wall += " " + Range(m.spread->wall, Days);
-      money += " " + Range(m.spread->cost, Usd0);
-      unit += " " + Range(m.spread->cost, [&](double x) { return fmt::format("{:.1f}", PerUnit(s, x)); });
+      row.wall += " " + Range(m.spread->wall, Days);
+      row.money += " " + Range(m.spread->cost, Usd0);
+      row.unit += " " + Range(m.spread->cost, [&](double x) { return fmt::format("{:.1f}", PerUnit(s, x)); });
     }
-    o += fmt::format("  {:<10}{:>11.2f}  {:<36}{:<36}{}{}\n", ToString(m.mode), rate.per_node_hour.value(), wall, money,
-                     unit, rate.term_hours > 0 ? fmt::format("  ({:.0f}-day terms)", rate.term_hours / 24) : "");
+    wall_width = std::max(wall_width, row.wall.size() + 3);
+    money_width = std::max(money_width, row.money.size() + 3);
+    rows.push_back(std::move(row));
   }
+  o += fmt::format("  {:<10}{:>11}  {:<{}}{:<{}}{}\n", "mode", "USD/node-h", "wall clock [90%]", wall_width,
+                   "cost USD [90%]", money_width, PerUnitName(s) + std::string(" [90%]"));
+  for (const Row& row : rows)
+    o += fmt::format("  {:<10}{:>11.2f}  {:<{}}{:<{}}{}{}\n", row.mode, row.rate, row.wall, wall_width, row.money,
+                     money_width, row.unit, row.terms);
   if (p.Find(PriceMode::kSpot) && !(s.interruptions.enabled && s.interruptions.preemptions_per_hour > 0))
     o += "  spot: not shown without interruptions.preemptions_per_hour (and a checkpoint section)\n";
   if (examples) o += "  (example prices, not published ones: edit topologies/offers.yaml or give price.per_node_hour)\n";

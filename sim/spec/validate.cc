@@ -212,7 +212,7 @@ Check GpuCount(const Scenario& s) {
   return {};
 }
 
-Check Sharding(const ParallelSpec& p) {
+Check Sharding(const ParallelSpec& p, Stack stack) {
   if (p.param_gather_overlap && p.zero != 1 && p.zero != 2)
     return SpecError{"parallel.param_gather_overlap",
                      "true needs optimizer states sharded over the DP ranks (zero: 1 or 2, or distributed_optimizer: "
@@ -220,11 +220,16 @@ Check Sharding(const ParallelSpec& p) {
   if (p.sp && p.tp == 1)
     return SpecError{"parallel.sp", "true needs tensor parallelism (tp = 1): sequence parallelism splits the "
                                     "work a TP group repeats on every rank; set parallel.tp above 1 or drop sp"};
-  if (p.zero >= 2 && p.pp > 1)
+  // PyTorch FSDP shards gradients under a pipeline schedule too (FSDP2 +
+  // PipelineSchedule in torchtitan; Llama 3, Dubey et al. 2024 Sec.
+  // 3.3.2): each micro-batch's backward reduce-scatters its gradients.
+  // DeepSpeed's pipeline engine and Megatron's distributed optimizer do not.
+  if (p.zero >= 2 && p.pp > 1 && !(p.zero == 2 && stack == Stack::kFsdp))
     return SpecError{"parallel.zero",
                      "ZeRO stage " + Str(p.zero) +
                          " shards gradients across micro-batches and cannot be combined with "
-                         "pipeline parallelism (pp = " + Str(p.pp) + "); use zero: 0 or 1"};
+                         "pipeline parallelism (pp = " + Str(p.pp) + ") on this stack; use zero: 0 or 1 (zero: 2 "
+                         "with pp runs on stack fsdp)"};
   if (p.zero >= 2 && !p.dp_overlap)
     return SpecError{"parallel.dp_overlap", "false cannot be combined with ZeRO stage " +
                                                 Str(p.zero) +
@@ -333,7 +338,7 @@ std::optional<SpecError> Validate(const Scenario& s) {
     return e;
   }
   if (auto e = GpuCount(s)) return e;
-  if (auto e = Sharding(p)) return e;
+  if (auto e = Sharding(p, s.training.stack)) return e;
   const int dp = p.dp_auto ? static_cast<int>(s.cluster.gpus() / Product({p.tp, p.pp})) : p.dp;
   if (auto e = Batch(s, dp)) return e;
   if (auto e = Hardware(s)) return e;

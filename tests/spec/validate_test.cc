@@ -53,6 +53,21 @@ TEST(Validate, NamesTheKeyPathOfTheFirstProblem) {
   }
 }
 
+// FSDP shards gradients under a pipeline (torchtitan, Llama 3); DeepSpeed's
+// pipeline engine and Megatron do not, and nobody shards weights there.
+TEST(Validate, ZeroTwoWithAPipelineOnlyOnFsdp) {
+  Scenario s = Base();
+  s.parallel.tp = 4, s.parallel.pp = 2, s.parallel.dp = 1, s.parallel.zero = 2;
+  s.training.stack = Stack::kFsdp;
+  EXPECT_FALSE(Validate(s).has_value());
+  s.training.stack = Stack::kMegatron;
+  ASSERT_TRUE(Validate(s).has_value());
+  EXPECT_EQ(Validate(s)->key, "parallel.zero");
+  s.training.stack = Stack::kFsdp, s.parallel.zero = 3;
+  ASSERT_TRUE(Validate(s).has_value());
+  EXPECT_EQ(Validate(s)->key, "parallel.zero");
+}
+
 TEST(Validate, DerivedDataParallelismMustDivideTheGpus) {
   Scenario s = Base();
   s.parallel.dp_auto = true;
