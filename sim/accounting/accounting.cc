@@ -45,14 +45,27 @@ void ForParticipants(const preflight::Task& t, F f) {
 }
 
 // Charges the wait [from, to) to communication task `c` (what part of it the
-// transfer covered) and the rest to bubble or idle.
-void ChargeWait(Breakdown& b, const preflight::Task& c, double c_start, double from, double to,
+// transfer covered), and when `c` itself waited on a communication task of
+// the chain before it (the buckets of a gradient stream, HSDP's all-reduces
+// after one another on a communicator) that one's part before, and so on;
+// the rest to bubble or idle.
+void ChargeWait(Breakdown& b, const preflight::Workload& w, const TaskTimes& t, int c, double from, double to,
                 bool pipelined) {
-  double exposed = std::max(0.0, to - std::max(from, c_start));
-  Slot(b, c.category()) += Seconds(exposed);
-  double waiting = (to - from) - exposed;
-  bool stage_wait = pipelined && (c.category() == preflight::PP_COMM);
-  (stage_wait ? b.bubble : b.idle) += Seconds(waiting);
+  double covered_to = to;
+  const bool stage_wait = pipelined && (w.tasks(c).category() == preflight::PP_COMM);
+  for (int cur = c; cur >= 0 && covered_to > from;) {
+    const double start = std::max(from, t.start_s[cur]);
+    Slot(b, w.tasks(cur).category()) += Seconds(std::max(0.0, covered_to - start));
+    covered_to = std::min(covered_to, start);
+    int before = -1;  // what `cur` waited for last
+    for (uint32_t d : w.tasks(cur).deps())
+      if (before < 0 || t.end_s[d] > t.end_s[before]) before = static_cast<int>(d);
+    const bool chained = before >= 0 && MovesBytes(w.tasks(before).category()) &&
+                         w.tasks(before).category() == w.tasks(cur).category() &&
+                         t.end_s[before] >= t.start_s[cur] - 1e-12;
+    cur = chained ? before : -1;
+  }
+  (stage_wait ? b.bubble : b.idle) += Seconds(std::max(0.0, covered_to - from));
 }
 
 // One worker's compute tasks in time order: each task's own time, and the
@@ -77,7 +90,7 @@ double AccountTasks(const preflight::Workload& w, const TaskTimes& t, std::vecto
       else if (critical >= 0 && OffGpuOptimizer(w.tasks(critical)))
         b.optimizer += Seconds(gap);
       else if (critical >= 0 && MovesBytes(w.tasks(critical).category()))
-        ChargeWait(b, w.tasks(critical), t.start_s[critical], prev_end, t.start_s[i], pipelined);
+        ChargeWait(b, w, t, critical, prev_end, t.start_s[i], pipelined);
       else
         (pipelined ? b.bubble : b.idle) += Seconds(gap);
     }
@@ -105,7 +118,7 @@ void AccountTail(const preflight::Workload& w, const TaskTimes& t, const std::ve
     (pipelined ? b.bubble : b.idle) += Seconds(t.makespan_s - covered_to);
   } else if (last >= 0) {
     double covered_to = std::min(t.end_s[last], t.makespan_s);
-    ChargeWait(b, w.tasks(last), t.start_s[last], prev_end, covered_to, pipelined);
+    ChargeWait(b, w, t, last, prev_end, covered_to, pipelined);
     (pipelined ? b.bubble : b.idle) += Seconds(t.makespan_s - covered_to);
   } else {
     (pipelined ? b.bubble : b.idle) += Seconds(tail);

@@ -77,7 +77,7 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
   }
   const int layers = LayersOfStage(m, p, stage);
   const double base = layer_params + edge_params;
-  const double dp = p.dp;
+  const double dp = p.shard_ranks();  // HSDP shards over its group only
   const double e = ElementBytes(t.precision);
   if (t.method == Method::kFull) {
     r.weights = Bytes(base * e / (p.zero >= 3 ? dp : 1));
@@ -132,7 +132,7 @@ MemoryBreakdown VisionMemory(const Scenario& sc) {
   const ParallelSpec& p = sc.parallel;
   const TrainingSpec& t = sc.training;
   const VisionCounts c = CountVision(sc.model.vision);
-  const double e = ElementBytes(t.precision), dp = p.dp;
+  const double e = ElementBytes(t.precision), dp = p.shard_ranks();
   MemoryBreakdown r;
   r.weights = Bytes(c.params * e / (p.zero >= 3 ? dp : 1));
   r.gradients = Bytes(c.params * e / (p.zero >= 2 ? dp : 1));

@@ -22,7 +22,8 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                    {"parallel", {{"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"vp", s.parallel.vp},
                                  {"dp", s.parallel.dp}, {"zero", s.parallel.zero}, {"sp", s.parallel.sp},
                                  {"distributed_optimizer", s.parallel.distributed_optimizer},
-                                 {"param_gather_overlap", s.parallel.param_gather_overlap}}}};
+                                 {"param_gather_overlap", s.parallel.param_gather_overlap},
+                                 {"hsdp", s.parallel.hsdp}}}};
   if (s.model.kind == ModelKind::kTransformer) {
     json layers = json::array();
     for (int stage = 0; stage < s.parallel.pp; ++stage) layers.push_back(LayersOfStage(s.model, s.parallel, stage));

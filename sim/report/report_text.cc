@@ -90,6 +90,9 @@ void Header(std::string& o, const Scenario& s) {
                    split.empty() ? "" : " (layers per stage " + split + ")",
                    p.vp > 1 ? fmt::format(" ({} chunks per stage, interleaved)", p.vp) : "", p.dp, p.zero,
                    std::string(p.distributed_optimizer ? " (distributed optimizer)" : "") +
+                       (p.zero == 3 && p.hsdp > 0 ? fmt::format(" (HSDP: sharded over {} DP ranks, replicated x {})", p.hsdp,
+                                                                p.dp / p.hsdp)
+                                                  : "") +
                        (p.param_gather_overlap ? ", parameter gather overlapped with the next forward" : ""),
                    p.dp > 1 ? (p.dp_overlap ? ", gradient reduction overlapped" : ", gradient reduction after backward") : "");
   if (m.kind == ModelKind::kVision)

@@ -137,7 +137,7 @@ ClusterSpec ParseCluster(const YamlView& v) {
 
 ParallelSpec ParseParallel(const YamlView& par) {
   par.ExpectKeys({"tp", "pp", "vp", "dp", "zero", "dp_overlap", "offload", "offload_params", "stage_layers", "sp",
-                  "distributed_optimizer", "param_gather_overlap"});
+                  "distributed_optimizer", "param_gather_overlap", "hsdp"});
   ParallelSpec p;
   p.tp = par.Has("tp") ? par.Get("tp").Int(1, 1 << 16) : 1;
   p.pp = par.Has("pp") ? par.Get("pp").Int(1, 1 << 16) : 1;
@@ -155,6 +155,7 @@ ParallelSpec ParseParallel(const YamlView& par) {
                                             "cannot be combined with zero: " + std::to_string(p.zero) + " (drop one of the two)");
     p.zero = 1;
   }
+  if (par.Has("hsdp")) p.hsdp = static_cast<int>(par.Get("hsdp").Int(1, 1 << 24));
   if (par.Has("param_gather_overlap")) p.param_gather_overlap = par.Get("param_gather_overlap").Bool();
   if (par.Has("dp_overlap")) p.dp_overlap = par.Get("dp_overlap").Bool();
   if (par.Has("offload")) p.offload = par.Get("offload").Enum<Offload>();

@@ -256,6 +256,13 @@ struct ParallelSpec {
   // 1/2), the updated parameters are all-gathered bucket by bucket during
   // the next step's first forward instead of after the optimizer step.
   bool param_gather_overlap = false;
+  // FSDP HYBRID_SHARD (HSDP): with zero 3, parameters, gradients and
+  // optimizer states sharded over groups of `hsdp` DP ranks (a node, say)
+  // and replicated across the dp / hsdp groups, whose gradients are
+  // all-reduced; 0: sharded over all dp ranks (FULL_SHARD).
+  int hsdp = 0;
+  // The DP ranks the ZeRO stage shards over: hsdp under HSDP, else dp.
+  int shard_ranks() const { return zero == 3 && hsdp > 0 ? hsdp : dp; }
   // Data-parallel gradient reduction starts bucket by bucket during the
   // last backward (PyTorch DDP, FSDP, Megatron --overlap-grad-reduce) rather
   // than after it (Megatron-LM before 2023).

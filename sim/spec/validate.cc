@@ -213,6 +213,12 @@ Check GpuCount(const Scenario& s) {
 }
 
 Check Sharding(const ParallelSpec& p, Stack stack) {
+  if (p.hsdp > 0 && p.zero != 3)
+    return SpecError{"parallel.hsdp", Str(p.hsdp) + " shards within groups of " + Str(p.hsdp) +
+                                          " DP ranks (FSDP HYBRID_SHARD) and needs zero: 3 (zero is " + Str(p.zero) + ")"};
+  if (p.hsdp > 0 && p.dp % p.hsdp != 0)
+    return SpecError{"parallel.hsdp", Str(p.hsdp) + " does not divide the DP ranks (dp = " + Str(p.dp) +
+                                          "); accepted: a divisor of dp, such as the GPUs of a node"};
   if (p.param_gather_overlap && p.zero != 1 && p.zero != 2)
     return SpecError{"parallel.param_gather_overlap",
                      "true needs optimizer states sharded over the DP ranks (zero: 1 or 2, or distributed_optimizer: "

@@ -13,8 +13,7 @@ DataParallelEmitter::DataParallelEmitter(TaskGraph& g, const Scenario& s, int st
                                          const std::vector<StageCost>& chunks, int micro_batches)
     : g_(g), s_(s), p_(s.parallel), chunks_(chunks), micro_batches_(micro_batches),
       group_(DpGroup(s.parallel, stage)), zero3_(s.parallel.zero == 3 && s.parallel.dp > 1),
-      scatter_(chunks.size(), std::vector<std::vector<int>>(micro_batches)),
-      gather_f_(micro_batches), gather_b_(micro_batches) {
+      scatter_(chunks.size(), std::vector<std::vector<int>>(micro_batches)) {
   for (const StageCost& c : chunks_) stage_params_ += c.params;
   if (zero3_) EmitZero3();
   else EmitBuckets();
@@ -50,8 +49,11 @@ bool DataParallelEmitter::ReducesIn(int micro_batch) const {
 }
 
 // Per micro-batch: each layer's forward gather, then per layer its backward
-// gather and gradient reduce-scatter. Gathers run one after another on
-// their stream in compute order, and so do the reduce-scatters.
+// gather and gradient reduce-scatter, over each shard group (all DP ranks,
+// or HSDP's groups of hsdp). Gathers run one after another on their stream
+// in compute order, and so do the reduce-scatters. Under HSDP each layer's
+// reduced shard is then all-reduced across the groups after the last
+// micro-batch's backward (FSDP HYBRID_SHARD), rank q of every group together.
 void DataParallelEmitter::EmitZero3() {
   const StageCost& c = chunks_[0];  // ZeRO-3 implies pp = vp = 1
   const Bytes layer_bytes(c.layer_weights * LayerWeightBytes(s_.training.method, s_.training.precision));
@@ -60,24 +62,43 @@ void DataParallelEmitter::EmitZero3() {
   // Linear of it on its own, one collective (and its latency) per module
   // (model/stack.h).
   const int modules = Zero3CollectivesPerLayer(s_);
-  auto gather = [&](const char* name) {
-    int x = g_.Collective(name, preflight::DP_COMM, preflight::ALL_GATHER, group_, layer_bytes / double(modules),
-                          modules, p_.tp);
-    g_.Dep(x, gather_chain_.empty() ? kNoTask : gather_chain_.back());
-    gather_chain_.push_back(x);
-    return x;
-  };
-  int prev_rs = kNoTask;
-  for (int mb = 0; mb < micro_batches_; ++mb) {
-    for (int j = 0; j < c.layers; ++j) gather_f_[mb].push_back(gather("zero3_gather_fwd"));
-    for (int j = 0; j < c.layers; ++j) {
-      gather_b_[mb].push_back(gather("zero3_gather_bwd"));
-      int rs = g_.Collective("zero3_reduce_scatter", preflight::DP_COMM, preflight::REDUCE_SCATTER,
-                             group_, grad_bytes / double(modules), modules, p_.tp);
-      g_.Dep(rs, prev_rs);
-      scatter_[0][mb].push_back(prev_rs = rs);
+  shard_size_ = p_.shard_ranks();
+  for (int k = 0; k < p_.dp / shard_size_; ++k) {
+    Shard sh;
+    sh.gpus.assign(group_.begin() + k * shard_size_, group_.begin() + (k + 1) * shard_size_);
+    sh.gather_f.resize(micro_batches_), sh.gather_b.resize(micro_batches_), sh.scatter.resize(micro_batches_);
+    auto gather = [&](const char* name) {
+      int x = g_.Collective(name, preflight::DP_COMM, preflight::ALL_GATHER, sh.gpus, layer_bytes / double(modules),
+                            modules, p_.tp);
+      g_.Dep(x, sh.chain.empty() ? kNoTask : sh.chain.back());
+      sh.chain.push_back(x);
+      return x;
+    };
+    int prev_rs = kNoTask;
+    for (int mb = 0; mb < micro_batches_; ++mb) {
+      for (int j = 0; j < c.layers; ++j) sh.gather_f[mb].push_back(gather("zero3_gather_fwd"));
+      for (int j = 0; j < c.layers; ++j) {
+        sh.gather_b[mb].push_back(gather("zero3_gather_bwd"));
+        int rs = g_.Collective("zero3_reduce_scatter", preflight::DP_COMM, preflight::REDUCE_SCATTER,
+                               sh.gpus, grad_bytes / double(modules), modules, p_.tp);
+        g_.Dep(rs, prev_rs);
+        sh.scatter[mb].push_back(prev_rs = rs);
+      }
     }
+    shards_.push_back(std::move(sh));
   }
+  if (shards_.size() < 2) return;
+  std::vector<int> prev(shard_size_, kNoTask), across;
+  for (int j = 0; j < c.layers; ++j)
+    for (int q = 0; q < shard_size_; ++q) {
+      across.clear();
+      for (const Shard& sh : shards_) across.push_back(sh.gpus[q]);
+      int x = g_.Collective("hsdp_replica_all_reduce", preflight::DP_COMM, preflight::ALL_REDUCE, across,
+                            grad_bytes / double(shard_size_), 1, p_.tp);
+      for (const Shard& sh : shards_) g_.Dep(x, sh.scatter.back()[j]);
+      g_.Dep(x, prev[q]);
+      replica_reduce_.push_back(prev[q] = x);
+    }
 }
 
 void DataParallelEmitter::EmitBuckets() {
@@ -116,30 +137,37 @@ int DataParallelEmitter::Segments(bool forward, int chunk, int micro_batch) cons
   return ReducesIn(micro_batch) ? Buckets(chunk) : 1;
 }
 
-void DataParallelEmitter::BeforeSegment(int task, bool forward, int chunk, int micro_batch, int j, int segment) {
+void DataParallelEmitter::BeforeSegment(int task, int d, bool forward, int chunk, int micro_batch, int j,
+                                        int segment) {
   if (forward && micro_batch == 0 && !param_gather_.empty()) g_.Dep(task, param_gather_[chunk][j]);
   if (!zero3_) return;
-  g_.Dep(task, (forward ? gather_f_ : gather_b_)[micro_batch][j]);
-  if (size_t(segment) + 2 < gather_chain_.size()) g_.Dep(gather_chain_[segment + 2], task);
+  Shard& sh = shards_[d / shard_size_];
+  g_.Dep(task, (forward ? sh.gather_f : sh.gather_b)[micro_batch][j]);
+  if (size_t(segment) + 2 < sh.chain.size()) g_.Dep(sh.chain[segment + 2], task);
 }
 
-void DataParallelEmitter::AfterSegment(int last, bool forward, int chunk, int micro_batch, int j) {
-  if (forward || scatter_[chunk][micro_batch].empty()) return;
+void DataParallelEmitter::AfterSegment(int last, int d, bool forward, int chunk, int micro_batch, int j) {
+  if (forward) return;
+  if (zero3_) {
+    g_.Dep(shards_[d / shard_size_].scatter[micro_batch][j], last);
+    return;
+  }
+  if (scatter_[chunk][micro_batch].empty()) return;
   const int bucket = scatter_[chunk][micro_batch][j];
   g_.Dep(bucket, last);
   // NCCL runs the collectives of one communicator in the order they are
   // issued, on one stream: each gradient bucket starts after the one issued
   // before it (in the order the backward completes them, which every DP
   // rank shares). ZeRO-3's reduce-scatters are chained when emitted.
-  if (!zero3_ && issued_.insert(bucket).second) {
+  if (issued_.insert(bucket).second) {
     g_.Dep(bucket, last_bucket_);
     last_bucket_ = bucket;
   }
 }
 
-int DataParallelEmitter::Optimizer(int gpu, int last) {
+int DataParallelEmitter::Optimizer(int gpu, int d, int last) {
   if (late_reduce_ != kNoTask) g_.Dep(late_reduce_, last);
-  const double params = stage_params_ / (p_.zero >= 1 ? p_.dp : 1);
+  const double params = stage_params_ / (p_.zero >= 1 ? p_.shard_ranks() : 1);
   TaskSpan o;
   if (p_.offload == Offload::kNone) {
     o.first = o.last = g_.Compute(gpu, "optimizer",
@@ -154,6 +182,10 @@ int DataParallelEmitter::Optimizer(int gpu, int last) {
   for (const auto& per_chunk : scatter_)
     for (const auto& per_mb : per_chunk)
       for (int x : per_mb) g_.Dep(o.first, x);
+  if (zero3_)
+    for (const auto& per_mb : shards_[d / shard_size_].scatter)
+      for (int x : per_mb) g_.Dep(o.first, x);
+  for (int x : replica_reduce_) g_.Dep(o.first, x);
   return o.last;
 }
 

@@ -41,13 +41,14 @@ class DataParallelEmitter {
   // overall) waits for its ZeRO-3 gather, and the gather two segments ahead
   // waits for it (FSDP's default prefetch of one layer); in the first
   // forward it waits for its bucket of the overlapped parameter gather.
-  void BeforeSegment(int task, bool forward, int chunk, int micro_batch, int j, int segment);
+  // `d` is the worker's DP rank (its HSDP shard group's collectives).
+  void BeforeSegment(int task, int d, bool forward, int chunk, int micro_batch, int j, int segment);
   // The bucket reduced after segment j of a backward waits for its last
   // task `last` (compute or TP collective).
-  void AfterSegment(int last, bool forward, int chunk, int micro_batch, int j);
-  // The optimizer step of the worker on `gpu`, after its last task and the
-  // stage's reductions. Returns its task.
-  int Optimizer(int gpu, int last);
+  void AfterSegment(int last, int d, bool forward, int chunk, int micro_batch, int j);
+  // The optimizer step of the worker on `gpu` (DP rank d), after its last
+  // task and the stage's reductions. Returns its task.
+  int Optimizer(int gpu, int d, int last);
   // The ZeRO-1/2 parameter all-gather after every worker's optimizer
   // (nothing when it overlaps the next step's forward).
   void Finish(const std::vector<int>& optimizers);
@@ -72,9 +73,16 @@ class DataParallelEmitter {
   double stage_params_ = 0;       // trainable parameters per TP rank, all chunks
   // [chunk][micro-batch][segment]: the reduction after that backward segment.
   std::vector<std::vector<std::vector<int>>> scatter_;
-  std::vector<std::vector<int>> gather_f_, gather_b_;  // ZeRO-3: [micro-batch][layer]
+  // ZeRO-3: one shard group's collectives (all DP ranks, or an HSDP group).
+  struct Shard {
+    std::vector<int> gpus;                                // its DP ranks' workers
+    std::vector<std::vector<int>> gather_f, gather_b, scatter;  // [micro-batch][layer]
+    std::vector<int> chain;  // its gathers in the order compute uses them
+  };
+  std::vector<Shard> shards_;
+  int shard_size_ = 1;                   // DP ranks per shard group
+  std::vector<int> replica_reduce_;      // HSDP: gradient all-reduces across the groups
   std::vector<std::vector<int>> param_gather_;  // overlapped: [chunk][bucket]
-  std::vector<int> gather_chain_;  // ZeRO-3 gathers in the order compute uses them
   int late_reduce_ = kNoTask;      // reduction after the pipeline flush
   std::unordered_set<int> issued_;  // buckets already on the stream
   int last_bucket_ = kNoTask;       // the last bucket issued on the stream

@@ -29,7 +29,7 @@ class Worker {
   // Emits every op, then the optimizer; returns the optimizer task.
   int Run(int micro_batches) {
     for (const PipeOp& op : PipelineOrder(stage_, p_.pp, micro_batches, p_.vp)) Emit(op);
-    int o = dp_.Optimizer(gpu_, last_);
+    int o = dp_.Optimizer(gpu_, d_, last_);
     links_.stage_end[stage_][d_] = last_;
     links_.stage_opt[stage_][d_] = o;
     return o;
@@ -50,7 +50,7 @@ class Worker {
       g_.Dep(task, last_);
       if (j == 0) (op.forward ? links_.fwd_in : links_.bwd_in)[vs][d_][mb] = task;
       if (j == 0 && op.forward) links_.before_fwd[vs][d_][mb] = last_;
-      dp_.BeforeSegment(task, op.forward, k, mb, j, segment_++);
+      dp_.BeforeSegment(task, d_, op.forward, k, mb, j, segment_++);
       last_ = task;
       const int tp_here = tp_count / segs + (j < tp_count % segs ? 1 : 0);
       if (tp_here > 0 && !p_.sp) {
@@ -66,7 +66,7 @@ class Worker {
           last_ = x;
         }
       }
-      dp_.AfterSegment(last_, op.forward, k, mb, j);
+      dp_.AfterSegment(last_, d_, op.forward, k, mb, j);
     }
     (op.forward ? links_.fwd_out : links_.bwd_out)[vs][d_][mb] = last_;
   }

@@ -228,3 +228,34 @@ TEST(Korthikanti, SequenceParallelShrinksTheStagesActivations) {
 
 }  // namespace
 }  // namespace pf
+
+namespace pf {
+namespace {
+
+// HSDP (FSDP HYBRID_SHARD) over 128 GPUs in groups of 8, checked by hand
+// for Llama-2-7B (6,738,415,616 parameters): bf16 weights and gradients
+// and 12 B of Adam state per parameter, each divided by the group's 8
+// ranks instead of all 128; the activations do not change.
+TEST(Hsdp, ShardsTheStatesOverItsGroupOnly) {
+  const std::string path = testing_util::UniqueTempPath("hsdp_7b");
+  std::ofstream(path) << "model: llama2-7b\n"
+                         "cluster: {node: a100-80gb-sxm-8x, nodes: 16}\n"
+                         "parallel: {tp: 1, pp: 1, dp: 128, zero: 3, hsdp: 8}\n"
+                         "training: {method: full, precision: bf16, seq_len: 4096, stack: fsdp,\n"
+                         "           micro_batch: 2, global_batch: 256, recompute: none, tokens: 1B}\n";
+  const Scenario hsdp = LoadScenario(path);
+  const Scenario full = LoadScenario(path, {"parallel.hsdp=128"});
+  const double params = 6738415616.0;
+  const MemoryBreakdown h = EstimateMemory(hsdp), f = EstimateMemory(full);
+  EXPECT_NEAR(h.weights.value(), 2 * params / 8, 1e3);
+  EXPECT_NEAR(h.gradients.value(), 2 * params / 8, 1e3);
+  EXPECT_NEAR(h.optimizer.value(), 12 * params / 8, 1e3);
+  EXPECT_NEAR(f.weights.value(), 2 * params / 128, 1e3);
+  EXPECT_NEAR(f.optimizer.value(), 12 * params / 128, 1e3);
+  EXPECT_EQ(h.activations.value(), f.activations.value());
+  // 16 B x 6.74e9 / 8 = 12.6 GiB of states against 0.79 GiB fully sharded.
+  EXPECT_NEAR((h.weights + h.gradients + h.optimizer).value() / kGiB, 12.55, 0.01);
+}
+
+}  // namespace
+}  // namespace pf

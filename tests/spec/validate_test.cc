@@ -35,6 +35,10 @@ TEST(Validate, NamesTheKeyPathOfTheFirstProblem) {
       {[](Scenario& s) { s.parallel.param_gather_overlap = true; }, "parallel.param_gather_overlap",
        "true needs optimizer states sharded over the DP ranks (zero: 1 or 2, or distributed_optimizer: true); with zero: 0 "
        "there is no parameter all-gather after the step"},
+      {[](Scenario& s) { s.parallel.tp = 1, s.parallel.dp = 8, s.parallel.hsdp = 4; }, "parallel.hsdp",
+       "4 shards within groups of 4 DP ranks (FSDP HYBRID_SHARD) and needs zero: 3 (zero is 0)"},
+      {[](Scenario& s) { s.parallel.tp = 1, s.parallel.dp = 8, s.parallel.zero = 3, s.parallel.hsdp = 3; },
+       "parallel.hsdp", "3 does not divide the DP ranks (dp = 8); accepted: a divisor of dp, such as the GPUs of a node"},
       {[](Scenario& s) { s.parallel.vp = 2; }, "parallel.vp", "2 model chunks need pipeline parallelism (pp = 1)"},
       {[](Scenario& s) { s.parallel.dp = 2; }, "parallel.dp", "tp x pp x dp = 8 x 1 x 2 = 16, but the cluster has 8 GPUs (1 nodes x 8)"},
       {[](Scenario& s) { s.training.global_batch = 63, s.training.micro_batch = 2; },

@@ -118,6 +118,37 @@ TEST(Workload, OverlappedParamGatherRunsInTheFirstForward) {
   EXPECT_NEAR(bb.compute.value(), ba.compute.value(), 1e-3 * ba.compute.value());
 }
 
+// HSDP: each layer's gathers and reduce-scatters stay inside a shard group
+// of 8 (a node's NVLink), and after the last backward each layer's reduced
+// shard is all-reduced across the 16 groups, rank q of each together.
+TEST(Workload, HsdpGathersInsideItsGroupAndAllReducesAcross) {
+  Scenario s = LoadScenario(kRoot + "/tests/data/stacks/fms_llama2_7b_hsdp_128xA100.yaml");
+  const preflight::Workload w = BuildWorkload(s);
+  const int M = s.training.micro_batches_per_step(s.parallel.dp), L = s.model.layers;
+  int across = 0;
+  for (const auto& t : w.tasks()) {
+    if (t.name() == "zero3_gather_fwd" || t.name() == "zero3_reduce_scatter") {
+      ASSERT_EQ(t.collective().gpus_size(), 8);
+      for (int g : t.collective().gpus()) EXPECT_EQ(g / 8, t.collective().gpus(0) / 8) << "crosses a node";
+    }
+    if (t.name() == "hsdp_replica_all_reduce") {
+      ++across;
+      EXPECT_EQ(t.collective().gpus_size(), 16);
+      EXPECT_EQ(t.collective().kind(), preflight::ALL_REDUCE);
+    }
+  }
+  EXPECT_EQ(Count(w, "zero3_gather_fwd"), 16 * M * L);  // per group
+  EXPECT_EQ(across, 8 * L);
+  // On one 25 Gb/s NIC per node, fully sharded gathers crossing 16 nodes
+  // for every layer cost more than HSDP's one all-reduce per layer.
+  Scenario slow = LoadScenario(kRoot + "/tests/data/stacks/fms_llama2_7b_hsdp_128xA100.yaml",
+                               {"cluster.node.nics.count=1", "cluster.node.nics.bandwidth=25Gbps"});
+  Scenario full = slow;
+  full.parallel.hsdp = 0;
+  const TaskTimes th = RunWorkload(slow, BuildWorkload(slow)), tf = RunWorkload(full, BuildWorkload(full));
+  EXPECT_LT(th.makespan_s, 0.8 * tf.makespan_s);
+}
+
 TEST(Workload, ZeroThreeGathersEveryLayerAndPrefetchesOneAhead) {
   Scenario s = LoadScenario(kRoot + "/scenarios/foundry_mpt7b_8xA100.yaml");
   preflight::Workload w = BuildWorkload(s);
