@@ -285,7 +285,9 @@ class Runner {
       for (Flow& f : flows) f.bytes = f.bytes * (count / plan.bandwidth_factor);
       After(i, plan.latency * count, std::move(flows));
     }
-    if (t.category() == preflight::DP_COMM && pending_[i] > 0) Shadow(i, group);
+    const bool shares_gpu = t.category() == preflight::DP_COMM ||
+                            (t.category() == preflight::TP_COMM && s_.parallel.tp_overlap);  // beside the GEMMs
+    if (shares_gpu && pending_[i] > 0) Shadow(i, group);
   }
 
   CollectivePlan Plan(int i, CollectiveKind kind, const std::vector<int>& group, Bytes size,

@@ -137,7 +137,7 @@ ClusterSpec ParseCluster(const YamlView& v) {
 
 ParallelSpec ParseParallel(const YamlView& par) {
   par.ExpectKeys({"tp", "pp", "vp", "dp", "zero", "dp_overlap", "offload", "offload_params", "stage_layers", "sp",
-                  "distributed_optimizer", "param_gather_overlap", "hsdp"});
+                  "distributed_optimizer", "param_gather_overlap", "hsdp", "tp_overlap"});
   ParallelSpec p;
   p.tp = par.Has("tp") ? par.Get("tp").Int(1, 1 << 16) : 1;
   p.pp = par.Has("pp") ? par.Get("pp").Int(1, 1 << 16) : 1;
@@ -149,6 +149,7 @@ ParallelSpec ParseParallel(const YamlView& par) {
   if (!p.dp_auto) p.dp = par.Get("dp").Int(1, 1 << 24);
   p.zero = par.Has("zero") ? par.Get("zero").Int(0, 3) : 0;
   if (par.Has("sp")) p.sp = par.Get("sp").Bool();
+  if (par.Has("tp_overlap")) p.tp_overlap = par.Get("tp_overlap").Bool();
   if (par.Has("distributed_optimizer") && (p.distributed_optimizer = par.Get("distributed_optimizer").Bool())) {
     if (par.Has("zero") && p.zero != 1)
       par.Get("distributed_optimizer").Fail("true is ZeRO stage 1, the optimizer states sharded over the DP ranks; it "

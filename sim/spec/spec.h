@@ -247,6 +247,11 @@ struct ParallelSpec {
   // activations are split along the sequence, and each TP all-reduce becomes
   // a reduce-scatter plus an all-gather of the same bytes.
   bool sp = false;
+  // TP communication overlapped with the GEMMs (Megatron --tp-comm-overlap,
+  // Transformer Engine userbuffers): with sequence parallelism, each
+  // segment's reduce-scatters and all-gathers run beside its compute, whose
+  // GPU they share as DP collectives do (calibration nccl_compute_share).
+  bool tp_overlap = false;
   // Megatron's distributed optimizer (--use-distributed-optimizer): the
   // optimizer states and fp32 master weights sharded over the DP ranks,
   // gradients reduce-scattered and the updated parameters all-gathered:

@@ -213,6 +213,10 @@ Check GpuCount(const Scenario& s) {
 }
 
 Check Sharding(const ParallelSpec& p, Stack stack) {
+  if (p.tp_overlap && !p.sp)
+    return SpecError{"parallel.tp_overlap", "true overlaps the reduce-scatters and all-gathers of sequence "
+                                            "parallelism with the GEMMs (Megatron --tp-comm-overlap needs "
+                                            "--sequence-parallel); set parallel.sp: true"};
   if (p.hsdp > 0 && p.zero != 3)
     return SpecError{"parallel.hsdp", Str(p.hsdp) + " shards within groups of " + Str(p.hsdp) +
                                           " DP ranks (FSDP HYBRID_SHARD) and needs zero: 3 (zero is " + Str(p.zero) + ")"};

@@ -46,6 +46,7 @@ class Worker {
     const int tp_count = op.forward ? c.tp_fwd : c.tp_bwd;
     const char* tag = op.forward ? "fwd" : "bwd";
     for (int j = 0; j < segs; ++j) {
+      const int before = last_;
       int task = g_.Compute(gpu_, tag, work * (1.0 / segs));
       g_.Dep(task, last_);
       if (j == 0) (op.forward ? links_.fwd_in : links_.bwd_in)[vs][d_][mb] = task;
@@ -59,11 +60,22 @@ class Worker {
         g_.Dep(tp, task);
         last_ = tp;
       } else if (tp_here > 0) {  // sequence parallel: the same bytes as reduce-scatter + all-gather
+        // With TP overlap (Megatron --tp-comm-overlap, TE userbuffers) they
+        // run beside the segment's GEMMs instead of after them, and the
+        // segment ends when both have.
+        int prev = p_.tp_overlap ? before : last_;
         for (auto kind : {preflight::REDUCE_SCATTER, preflight::ALL_GATHER}) {
           int x = g_.Collective(std::string(kind == preflight::ALL_GATHER ? "sp_gather_" : "sp_scatter_") + tag,
                                 preflight::TP_COMM, kind, tp_group_, hidden_, tp_here, 1);
-          g_.Dep(x, last_);
-          last_ = x;
+          g_.Dep(x, prev);
+          prev = x;
+        }
+        if (p_.tp_overlap) {
+          last_ = g_.Compute(gpu_, "tp_overlap_join", Work{});
+          g_.Dep(last_, task);
+          g_.Dep(last_, prev);
+        } else {
+          last_ = prev;
         }
       }
       dp_.AfterSegment(last_, d_, op.forward, k, mb, j);

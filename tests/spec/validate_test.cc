@@ -39,6 +39,9 @@ TEST(Validate, NamesTheKeyPathOfTheFirstProblem) {
        "4 shards within groups of 4 DP ranks (FSDP HYBRID_SHARD) and needs zero: 3 (zero is 0)"},
       {[](Scenario& s) { s.parallel.tp = 1, s.parallel.dp = 8, s.parallel.zero = 3, s.parallel.hsdp = 3; },
        "parallel.hsdp", "3 does not divide the DP ranks (dp = 8); accepted: a divisor of dp, such as the GPUs of a node"},
+      {[](Scenario& s) { s.parallel.tp_overlap = true; }, "parallel.tp_overlap",
+       "true overlaps the reduce-scatters and all-gathers of sequence parallelism with the GEMMs (Megatron "
+       "--tp-comm-overlap needs --sequence-parallel); set parallel.sp: true"},
       {[](Scenario& s) { s.parallel.vp = 2; }, "parallel.vp", "2 model chunks need pipeline parallelism (pp = 1)"},
       {[](Scenario& s) { s.parallel.dp = 2; }, "parallel.dp", "tp x pp x dp = 8 x 1 x 2 = 16, but the cluster has 8 GPUs (1 nodes x 8)"},
       {[](Scenario& s) { s.training.global_batch = 63, s.training.micro_batch = 2; },
