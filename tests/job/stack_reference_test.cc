@@ -1,13 +1,16 @@
 // Published fine-tuning and pre-training runs by training stack
 // (tests/data/finetune_stacks.csv, with its sources in finetune_stacks.md),
 // each simulated from its scenario in tests/data/stacks/ as
-// tests/data/stack_rows.csv pairs them. A held row's error stays within
+// tests/data/stack_rows.csv pairs them; and the large-scale recipes' runs
+// (tests/data/recipes.csv and recipes.md, scenarios in tests/data/recipes/,
+// paired by tests/data/recipe_rows.csv). A held row's error stays within
 // its band (15% for speed, 10% for memory); a known miss is pinned to the
 // band it is in now, with the reason, so that a change that moves it is
 // seen. None of these rows is in any fit.
 #include <cmath>
 #include <iostream>
 #include <string>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -31,29 +34,34 @@ struct Row {
   std::string scenario, metric, note;
   int line = 0;
   double published = 0, error_min = 0, error_max = 0;
+  std::string dir = "stacks", source = "finetune_stacks.csv";  // its scenarios' folder, its rows' file
 };
 
 std::vector<Row> Rows() {
-  const std::string path = testing_util::kRoot + "/tests/data/stack_rows.csv";
   std::vector<Row> rows;
-  for (const CsvRow& r : ReadCsv(path))
-    rows.push_back({r.at("scenario"), r.at("metric"), r.at("note"), int(CsvNumber(r, "line", path)),
-                    CsvNumber(r, "published", path), CsvNumber(r, "error_min", path),
-                    CsvNumber(r, "error_max", path)});
+  for (const auto& [pairs, dir, source] : {std::tuple{"stack_rows.csv", "stacks", "finetune_stacks.csv"},
+                                           std::tuple{"recipe_rows.csv", "recipes", "recipes.csv"}}) {
+    const std::string path = testing_util::kRoot + "/tests/data/" + pairs;
+    for (const CsvRow& r : ReadCsv(path))
+      rows.push_back({r.at("scenario"), r.at("metric"), r.at("note"), int(CsvNumber(r, "line", path)),
+                      CsvNumber(r, "published", path), CsvNumber(r, "error_min", path),
+                      CsvNumber(r, "error_max", path), dir, source});
+  }
   return rows;
 }
 
-std::string ScenarioPath(const std::string& name) {
-  return testing_util::kRoot + "/tests/data/stacks/" + name + ".yaml";
+std::string ScenarioPath(const std::string& name, const std::string& dir = "stacks") {
+  return testing_util::kRoot + "/tests/data/" + dir + "/" + name + ".yaml";
 }
 
 double Predict(const Row& row) {
-  const Scenario s = LoadScenario(ScenarioPath(row.scenario));
+  const Scenario s = LoadScenario(ScenarioPath(row.scenario, row.dir));
   const Result r = Simulate(s, /*force=*/true);
   if (row.metric == "gpu_mem_gb") return r.memory.total.value() / 1e9;
   EXPECT_TRUE(r.step.has_value()) << row.scenario;
   if (!r.step) return 0;
   if (row.metric == "step_time_s") return r.step->step_time.value();
+  if (row.metric == "mfu") return r.step->mfu;
   return r.step->tokens_per_s / s.cluster.gpus();  // tokens_per_s_per_gpu
 }
 
@@ -62,7 +70,7 @@ class StackReference : public ::testing::TestWithParam<Row> {};
 TEST_P(StackReference, ErrorStaysInItsBand) {
   const Row& row = GetParam();
   const double error = Predict(row) / row.published - 1;
-  std::cout << row.scenario << " (finetune_stacks.csv line " << row.line << ", " << row.metric << "): published "
+  std::cout << row.scenario << " (" << row.source << " line " << row.line << ", " << row.metric << "): published "
             << row.published << ", error " << 100 * error << "%" << (row.note.empty() ? "" : "; " + row.note)
             << "\n";
   EXPECT_GE(error, row.error_min) << row.note;
@@ -77,8 +85,8 @@ INSTANTIATE_TEST_SUITE_P(Rows, StackReference, ::testing::ValuesIn(Rows()), [](c
 });
 
 TEST(StackReference, EveryRowHasItsScenario) {
-  for (const Row& row : Rows()) EXPECT_NO_THROW(LoadScenario(ScenarioPath(row.scenario))) << row.scenario;
-  EXPECT_EQ(Rows().size(), 29u);
+  for (const Row& row : Rows()) EXPECT_NO_THROW(LoadScenario(ScenarioPath(row.scenario, row.dir))) << row.scenario;
+  EXPECT_EQ(Rows().size(), 29u + 6u);
 }
 
 // The Hugging Face / Unsloth ratio, which the stacks' mechanisms set and
