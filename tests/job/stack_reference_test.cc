@@ -2,8 +2,10 @@
 // (tests/data/finetune_stacks.csv, with its sources in finetune_stacks.md),
 // each simulated from its scenario in tests/data/stacks/ as
 // tests/data/stack_rows.csv pairs them; and the large-scale recipes' runs
-// (tests/data/recipes.csv and recipes.md, scenarios in tests/data/recipes/,
-// paired by tests/data/recipe_rows.csv). A held row's error stays within
+// (tests/data/recipes.csv and recipes.md, and DeepSpeed at scale from
+// tests/data/deepspeed_scale.csv; scenarios in tests/data/recipes/, paired
+// by tests/data/recipe_rows.csv, whose line is in the file its scenario's
+// comment names). A held row's error stays within
 // its band (15% for speed, 10% for memory); a known miss is pinned to the
 // band it is in now, with the reason, so that a change that moves it is
 // seen. None of these rows is in any fit.
@@ -45,7 +47,7 @@ std::vector<Row> Rows() {
     for (const CsvRow& r : ReadCsv(path))
       rows.push_back({r.at("scenario"), r.at("metric"), r.at("note"), int(CsvNumber(r, "line", path)),
                       CsvNumber(r, "published", path), CsvNumber(r, "error_min", path),
-                      CsvNumber(r, "error_max", path), dir, source});
+                      CsvNumber(r, "error_max", path), dir, r.count("file") ? r.at("file") : source});
   }
   return rows;
 }
@@ -62,6 +64,8 @@ double Predict(const Row& row) {
   if (!r.step) return 0;
   if (row.metric == "step_time_s") return r.step->step_time.value();
   if (row.metric == "mfu") return r.step->mfu;
+  // Megatron's "hardware" TFLOP/s: model and recompute FLOPs per GPU-second.
+  if (row.metric == "hardware_tflops_per_gpu") return r.step->hfu * PeakFlops(s.cluster.node.gpu, s.training.precision).value() / 1e12;
   return r.step->tokens_per_s / s.cluster.gpus();  // tokens_per_s_per_gpu
 }
 
@@ -86,7 +90,7 @@ INSTANTIATE_TEST_SUITE_P(Rows, StackReference, ::testing::ValuesIn(Rows()), [](c
 
 TEST(StackReference, EveryRowHasItsScenario) {
   for (const Row& row : Rows()) EXPECT_NO_THROW(LoadScenario(ScenarioPath(row.scenario, row.dir))) << row.scenario;
-  EXPECT_EQ(Rows().size(), 29u + 6u);
+  EXPECT_EQ(Rows().size(), 29u + 8u);
 }
 
 // The Hugging Face / Unsloth ratio, which the stacks' mechanisms set and
