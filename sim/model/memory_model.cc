@@ -180,6 +180,7 @@ double TrainableParams(const Scenario& s) {
 
 MemoryBreakdown EstimateMemory(const Scenario& s) {
   if (s.model.kind == ModelKind::kVision) return VisionMemory(s);
+  if (s.parallel.cp > 1) return EstimateMemory(ContextRankView(s));  // 1/cp of each sequence per rank
   // The first stage holds the most activations, the last the logits, and
   // with an uneven split a middle stage may hold the most layers.
   MemoryBreakdown worst = StageMemory(s, 0);

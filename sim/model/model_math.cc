@@ -151,9 +151,12 @@ namespace {
 
 // The attention core of one block: FlashAttention, or unfused scores,
 // softmax/dropout and values.
-void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, bool bwd, std::vector<Op>& ops) {
+// `context`: the rank's queries are 1/context of the sequence and attend to
+// all of its keys (context parallelism with causal load balancing: each
+// rank does 1/context of the whole sequence's attention).
+void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, int context, bool bwd, std::vector<Op>& ops) {
   const double e = ActivationBytes(t.precision);
-  const double b = t.micro_batch, s = t.seq_len, h = m.hidden;
+  const double b = t.micro_batch, s = t.seq_len, h = m.hidden, keys = double(t.seq_len) * context;
   const double tokens = b * s;
   const double bsh = tokens * h;
   const double heads = double(m.heads) / tp;
@@ -161,8 +164,8 @@ void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, bool bwd, s
   if (t.attention == Attention::kFlash) {
     // FlashAttention (Dao 2022): causal kernels skip the masked half; the
     // backward runs 5 matmuls to the forward's 2 (2.5x).
-    double fwd = 0.5 * 4 * b * s * s * h / tp;
-    double qkvo = e * tokens * (2 * h / tp + 2 * KvDimPerRank(m, tp));
+    double fwd = 0.5 * 4 * b * s * keys * h / tp;
+    double qkvo = e * tokens * (2 * h / tp + 2 * KvDimPerRank(m, tp) * context);
     ops.push_back({bwd ? "flash_attn_bwd" : "flash_attn", OpKind::kAttention,
                    Flops(bwd ? 2.5 * fwd : fwd), Bytes(mem_factor * qkvo)});
     return;
@@ -170,8 +173,8 @@ void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, bool bwd, s
   // Unfused: scores and AV as batched GEMMs over the full square, softmax,
   // mask and dropout over b x heads x s x s elements: 7 bytes written and
   // 6 read per element (Korthikanti et al. 2022 store 5 of them).
-  double score = 2 * b * s * s * h / tp;
-  double score_bytes = e * b * heads * s * s;
+  double score = 2 * b * s * keys * h / tp;
+  double score_bytes = e * b * heads * s * keys;
   int copies = bwd ? 2 : 1;
   for (int i = 0; i < copies; ++i) {
     ops.push_back({"attn_scores", OpKind::kGemm, Flops(score), Bytes(score_bytes + 2 * e * bsh / tp)});
@@ -199,7 +202,7 @@ void RecipeOps(const ModelSpec& m, const TrainingSpec& t, int tp, bool bwd, std:
 
 }  // namespace
 
-LayerShards ShardsOf(const ParallelSpec& p) { return LayerShards(p.tp, p.sp); }
+LayerShards ShardsOf(const ParallelSpec& p) { return LayerShards(p.tp, p.sp, p.context_group); }
 
 std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards shards, Pass pass, bool frozen) {
   const int tp = shards.tp;
@@ -222,7 +225,7 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards 
     if (!frozen) ops.push_back(Wgrad(g));
   }
   RopeOps(m, shape, st, pass, ops);
-  AttentionOps(m, t, tp, bwd, ops);
+  AttentionOps(m, t, tp, shards.context, bwd, ops);
   ops.push_back(Memory("residual1", mem_factor * bsh * (3 * e + 1)));
   NormOps(m, norm_shape, st, pass, "norm2", ops);
   ActivationOps(m, shape, st, pass, ops);

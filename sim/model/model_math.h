@@ -75,9 +75,12 @@ enum class Pass { kForward, kBackward };
 // Sec. 4.2.2) the norms, dropouts and residual adds, which TP alone repeats
 // on every rank, run on seq_len / tp tokens of each sequence.
 struct LayerShards {
-  LayerShards(int tp_ = 1, bool sp_ = false) : tp(tp_), sp(sp_) {}  // a bare tp: no SP
+  LayerShards(int tp_ = 1, bool sp_ = false, int context_ = 1) : tp(tp_), sp(sp_), context(context_) {}  // a bare tp: no SP
   int tp;
   bool sp;
+  // Context parallelism (ContextRankView): the rank holds 1/context of each
+  // sequence's tokens and attends to all of its keys.
+  int context;
   // The share of the sequence the replicated (non-TP) ops run on.
   double token_share() const { return sp ? 1.0 / tp : 1.0; }
 };

@@ -19,7 +19,7 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                                {"placement", ToString(s.cluster.fabric.placement)},
                                {"leaves", Leaves(s.cluster)},
                                {"nodes_per_leaf", NodesPerLeaf(s.cluster)}}},
-                   {"parallel", {{"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"vp", s.parallel.vp},
+                   {"parallel", {{"tp", s.parallel.tp}, {"cp", s.parallel.cp}, {"pp", s.parallel.pp}, {"vp", s.parallel.vp},
                                  {"dp", s.parallel.dp}, {"zero", s.parallel.zero}, {"sp", s.parallel.sp}, {"tp_overlap", s.parallel.tp_overlap},
                                  {"distributed_optimizer", s.parallel.distributed_optimizer},
                                  {"param_gather_overlap", s.parallel.param_gather_overlap},

@@ -86,7 +86,8 @@ void Header(std::string& o, const Scenario& s) {
     o += fmt::format("  storage    {}\n", tiers);
   }
   const std::string split = StageSplit(m, p);
-  o += fmt::format("  parallel   TP {}{} x PP {}{}{} x DP {}, ZeRO {}{}{}\n", p.tp, p.sp ? (p.tp_overlap ? " (sequence parallel, communication overlapped)" : " (sequence parallel)") : "", p.pp,
+  o += fmt::format("  parallel   TP {}{}{} x PP {}{}{} x DP {}, ZeRO {}{}{}\n", p.tp, p.sp ? (p.tp_overlap ? " (sequence parallel, communication overlapped)" : " (sequence parallel)") : "",
+                   p.cp > 1 ? fmt::format(" x CP {} (ring attention, {} tokens per rank)", p.cp, t.seq_len / p.cp) : "", p.pp,
                    split.empty() ? "" : " (layers per stage " + split + ")",
                    p.vp > 1 ? fmt::format(" ({} chunks per stage, interleaved)", p.vp) : "", p.dp, p.zero,
                    std::string(p.distributed_optimizer ? " (distributed optimizer)" : "") +

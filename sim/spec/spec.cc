@@ -98,4 +98,18 @@ int MaxLayersOfStage(const ModelSpec& m, const ParallelSpec& p) {
   return most;
 }
 
+Scenario ContextRankView(const Scenario& s) {
+  Scenario v = s;
+  const int cp = std::max(1, s.parallel.cp);
+  if (cp == 1) return v;
+  v.parallel.dp = s.parallel.dp * cp;
+  v.parallel.cp = 1;
+  v.parallel.context_group = cp;
+  if (v.parallel.hsdp > 0) v.parallel.hsdp *= cp;  // a shard group spans its sequences' CP ranks
+  v.training.seq_len = s.training.seq_len / cp;
+  v.training.global_batch = s.training.global_batch * cp;
+  if (v.training.sample_len > 0) v.training.sample_len = std::max(1, s.training.sample_len / cp);
+  return v;
+}
+
 }  // namespace pf

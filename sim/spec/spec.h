@@ -234,6 +234,13 @@ enum class Offload { kNone, kCpu, kNvme };
 
 struct ParallelSpec {
   int tp = 1, pp = 1, dp = 1;
+  // Context parallelism (Megatron-Core --context-parallel-size, ring
+  // attention; Llama 3 trains 128K tokens with CP16): each sequence split
+  // over cp ranks, which exchange K and V for attention.
+  int cp = 1;
+  // Set by ContextRankView only (cp is then 1 and dp is dp x cp): the CP
+  // ranks a rank's sequence spans, the factor on its attention's keys.
+  int context_group = 1;
   // dp was not given: it is GPUs / (tp x pp) (ResolveDataParallel, validate.h).
   bool dp_auto = false;
   int vp = 1;    // model chunks per pipeline stage (interleaved 1F1B when > 1)
@@ -475,6 +482,17 @@ struct Scenario {
 // vision model's blocks with their repeats (gradient buckets and ZeRO-3
 // gathers follow them).
 int LayerCount(const ModelSpec& m);
+// Context parallelism as the rest of the model sees it: each of a
+// sequence's cp ranks holds seq_len / cp of its tokens, so a CP job is laid
+// out and costed as dp x cp data-parallel ranks (adjacent ranks of a
+// sequence after the TP ranks, GPU = t + tp x (c + cp x (d + dp x stage)))
+// each training its share of global_batch x cp sequences of seq_len / cp
+// tokens: gradients reduced and ZeRO states sharded over dp x cp, as
+// Megatron's data-parallel-with-context group. Only attention (each query
+// against the whole sequence's keys: parallel.cp stays as that factor) and
+// the exchange of K and V see the whole sequence. cp = 1: `s` unchanged.
+Scenario ContextRankView(const Scenario& s);
+
 // Transformer layers on pipeline stage `stage` (0..pp-1): stage_layers when
 // given; else layers / pp, and when pp does not divide the layers, one
 // fewer on the stages at the ends, which also carry the embedding and the

@@ -197,18 +197,36 @@ Check ModelSplit(const Scenario& s) {
 Check GpuCount(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
   const long long gpus = s.cluster.gpus();
-  const long long tp_pp = Product({p.tp, p.pp});
+  // The model-parallel ranks of one replica; cp appears only when given.
+  const bool cp = p.cp > 1;
+  const long long tp_pp = Product({p.tp, p.cp, p.pp});
+  const std::string names = cp ? "tp x cp x pp" : "tp x pp";
+  const std::string sizes = Str(p.tp) + (cp ? " x " + Str(p.cp) : "") + " x " + Str(p.pp);
   if (p.dp_auto) {
     if (gpus % tp_pp != 0)
-      return SpecError{"parallel", "tp x pp = " + Str(tp_pp) + " does not divide the " +
+      return SpecError{"parallel", names + " = " + Str(tp_pp) + " does not divide the " +
                                        Str(gpus) + " GPUs"};
-  } else if (Product({p.tp, p.pp, p.dp}) != gpus) {
+  } else if (tp_pp * p.dp != gpus) {
     return SpecError{"parallel.dp",
-                     "tp x pp x dp = " + Str(p.tp) + " x " + Str(p.pp) + " x " + Str(p.dp) +
-                         " = " + Str(Product({p.tp, p.pp, p.dp})) + ", but the cluster has " + Str(gpus) +
+                     names + " x dp = " + sizes + " x " + Str(p.dp) +
+                         " = " + Str(tp_pp * p.dp) + ", but the cluster has " + Str(gpus) +
                          " GPUs (" + Str(s.cluster.nodes) + " nodes x " +
                          Str(s.cluster.node.gpus_per_node) + ")"};
   }
+  return {};
+}
+
+// Context parallelism splits each sequence into 2 x cp chunks (a rank takes
+// one from each end, balancing the causal mask: Megatron-Core, Llama 3).
+Check ContextSplit(const Scenario& s) {
+  const ParallelSpec& p = s.parallel;
+  if (p.cp <= 1) return {};
+  if (s.model.kind == ModelKind::kVision)
+    return SpecError{"parallel.cp", Str(p.cp) + " splits token sequences; a vision model has none (accepted: 1)"};
+  if (s.training.seq_len % (2 * p.cp) != 0)
+    return SpecError{"parallel.cp", Str(p.cp) + " does not split training.seq_len (" + Str(s.training.seq_len) +
+                                        ") into 2 x cp = " + Str(2 * p.cp) +
+                                        " equal chunks (causal load balancing); accepted: cp with seq_len a multiple of 2 x cp"};
   return {};
 }
 
@@ -316,9 +334,9 @@ Check TrainingStack(const Scenario& s) {
   const TrainingSpec& t = s.training;
   const ParallelSpec& p = s.parallel;
   const bool hf = t.stack == Stack::kHf || t.stack == Stack::kLlamaFactory || t.stack == Stack::kUnsloth;
-  if (hf && (p.tp > 1 || p.pp > 1))
-    return SpecError{p.tp > 1 ? "parallel.tp" : "parallel.pp",
-                     Str(p.tp > 1 ? p.tp : p.pp) + " with stack \"" + ToString(t.stack) +
+  if (hf && (p.tp > 1 || p.pp > 1 || p.cp > 1))
+    return SpecError{p.tp > 1 ? "parallel.tp" : p.pp > 1 ? "parallel.pp" : "parallel.cp",
+                     Str(p.tp > 1 ? p.tp : p.pp > 1 ? p.pp : p.cp) + " with stack \"" + ToString(t.stack) +
                          "\", which splits no layers (data parallel with DeepSpeed ZeRO or FSDP only); "
                          "accepted: 1, or stack megatron, nemo or deepspeed"};
   if (t.stack == Stack::kUnsloth && s.cluster.gpus() > 1)
@@ -334,8 +352,8 @@ Check TrainingStack(const Scenario& s) {
 
 std::optional<SpecError> Validate(const Scenario& s) {
   const ParallelSpec& p = s.parallel;
-  if (p.tp < 1 || p.pp < 1 || p.vp < 1 || (!p.dp_auto && p.dp < 1) || p.zero < 0 || p.zero > 3)
-    return SpecError{"parallel", "tp, pp, vp and dp must be at least 1 and zero in 0..3"};
+  if (p.tp < 1 || p.pp < 1 || p.vp < 1 || p.cp < 1 || (!p.dp_auto && p.dp < 1) || p.zero < 0 || p.zero > 3)
+    return SpecError{"parallel", "tp, pp, vp, cp and dp must be at least 1 and zero in 0..3"};
   if (s.cluster.nodes < 1 || s.cluster.node.gpus_per_node < 1)
     return SpecError{"cluster", "needs at least one node of at least one GPU"};
   if (s.training.micro_batch < 1 || s.training.global_batch < 1 || s.training.seq_len < 1)
@@ -348,8 +366,9 @@ std::optional<SpecError> Validate(const Scenario& s) {
     return e;
   }
   if (auto e = GpuCount(s)) return e;
+  if (auto e = ContextSplit(s)) return e;
   if (auto e = Sharding(p, s.training.stack)) return e;
-  const int dp = p.dp_auto ? static_cast<int>(s.cluster.gpus() / Product({p.tp, p.pp})) : p.dp;
+  const int dp = p.dp_auto ? static_cast<int>(s.cluster.gpus() / Product({p.tp, p.cp, p.pp})) : p.dp;
   if (auto e = Batch(s, dp)) return e;
   if (auto e = Hardware(s)) return e;
   if (s.model.kind != ModelKind::kVision)
@@ -368,7 +387,7 @@ std::optional<SpecError> Validate(const Scenario& s) {
 
 void ResolveDataParallel(Scenario& s) {
   ParallelSpec& p = s.parallel;
-  const long long gpus = s.cluster.gpus(), tp_pp = Product({p.tp, p.pp});
+  const long long gpus = s.cluster.gpus(), tp_pp = Product({p.tp, p.cp, p.pp});
   if (p.dp_auto && tp_pp > 0 && gpus % tp_pp == 0) p.dp = static_cast<int>(gpus / tp_pp);
 }
 

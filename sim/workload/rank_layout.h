@@ -23,6 +23,16 @@ inline std::vector<int> TpGroup(const ParallelSpec& p, int d, int stage) {
   return g;
 }
 
+// Under context parallelism (ContextRankView: dp counts dp x cp ranks, a
+// sequence's context_group ranks adjacent), the workers of DP rank d's
+// sequence on `stage`: lane 0 of its CP group.
+inline std::vector<int> CpGroup(const ParallelSpec& p, int d, int stage) {
+  std::vector<int> g;
+  const int n = p.context_group, first = d - d % n;
+  for (int c = 0; c < n && n > 1; ++c) g.push_back(GpuIndex(p, 0, first + c, stage));
+  return g;
+}
+
 // The workers (TP rank 0) of every DP rank on `stage`: lane 0 of its DP groups.
 inline std::vector<int> DpGroup(const ParallelSpec& p, int stage) {
   std::vector<int> g;

@@ -96,6 +96,12 @@ StageCost CostOfStage(const Scenario& s, int vstage) {
   c.layer_weights = CountParams(m).per_layer / p.tp;
   c.params = frozen ? t.lora_rank * AdapterWidthPerLayer(m, t) * c.layers / p.tp : held.total();
   TensorParallelCounts(s, first, last, c);
+  if (p.context_group > 1) {  // ring attention's K/V exchange, as Llama 3's all-gather of K and V
+    c.cp_fwd = c.layers;
+    c.cp_bwd = 2 * c.layers + (t.recompute == Recompute::kFull ? c.layers : 0);
+    c.cp_bytes = Bytes(t.tokens_per_micro_batch() * p.context_group * 2 * KvDimPerRank(m, p.tp) *
+                       ActivationBytes(t.precision));
+  }
   return c;
 }
 

@@ -13,6 +13,12 @@ struct StageCost {
   int layers = 0;
   Work fwd, bwd;               // one micro-batch, whole chunk, recompute in bwd
   int tp_fwd = 0, tp_bwd = 0;  // TP all-reduces per micro-batch
+  // Context parallelism: K and V all-gathered over the CP ranks per layer
+  // forward, and in backward gathered again and their gradients
+  // reduce-scattered; cp_bytes is one such collective's (the whole
+  // sequence's K and V on one TP rank).
+  int cp_fwd = 0, cp_bwd = 0;
+  Bytes cp_bytes;
   double params = 0;           // trainable parameters per TP rank
   double layer_weights = 0;    // one layer's parameters per TP rank
 };

@@ -23,7 +23,8 @@ class Worker {
   Worker(TaskGraph& g, const Scenario& s, int stage, int d, const std::vector<StageCost>& chunks,
          DataParallelEmitter& dp, Bytes hidden, PipelineLinks& links)
       : g_(g), p_(s.parallel), stage_(stage), d_(d), gpu_(GpuIndex(s.parallel, 0, d, stage)),
-        tp_group_(TpGroup(s.parallel, d, stage)), chunks_(chunks), dp_(dp), hidden_(hidden),
+        tp_group_(TpGroup(s.parallel, d, stage)), cp_group_(CpGroup(s.parallel, d, stage)), chunks_(chunks),
+        dp_(dp), hidden_(hidden),
         links_(links) {}
 
   // Emits every op, then the optimizer; returns the optimizer task.
@@ -78,6 +79,20 @@ class Worker {
           last_ = prev;
         }
       }
+      const int cp_count = op.forward ? c.cp_fwd : c.cp_bwd;
+      const int cp_here = cp_count / segs + (j < cp_count % segs ? 1 : 0);
+      if (cp_here > 0) {
+        // Ring attention (Megatron-Core): the K/V blocks travel while the
+        // attention computes on the ones already there, so the exchange runs
+        // beside the segment's compute and the segment ends when both have.
+        int x = g_.Collective(std::string("cp_kv_") + tag, preflight::TP_COMM, preflight::ALL_GATHER, cp_group_,
+                              c.cp_bytes, cp_here, p_.tp);
+        g_.Dep(x, before);
+        const int join = g_.Compute(gpu_, "cp_overlap_join", Work{});
+        g_.Dep(join, last_);
+        g_.Dep(join, x);
+        last_ = join;
+      }
       dp_.AfterSegment(last_, d_, op.forward, k, mb, j);
     }
     (op.forward ? links_.fwd_out : links_.bwd_out)[vs][d_][mb] = last_;
@@ -86,7 +101,7 @@ class Worker {
   TaskGraph& g_;
   const ParallelSpec& p_;
   const int stage_, d_, gpu_;
-  const std::vector<int> tp_group_;
+  const std::vector<int> tp_group_, cp_group_;
   const std::vector<StageCost>& chunks_;
   DataParallelEmitter& dp_;
   const Bytes hidden_;

@@ -28,7 +28,11 @@ google::protobuf::ArenaOptions WorkloadArenaOptions() {
   return options;
 }
 
-void BuildWorkload(const Scenario& s, preflight::Workload& w) {
+void BuildWorkload(const Scenario& job, preflight::Workload& w) {
+  // Context parallelism: built as its ranks see it (spec.h ContextRankView);
+  // the step's FLOPs and tokens are the job's.
+  const Scenario view = ContextRankView(job);
+  const Scenario& s = job.parallel.cp > 1 ? view : job;
   const SimulationSize size = EstimateSimulationSize(s);
   if (size.tasks > s.max_tasks)
     throw InputError({s.file}, "", fmt::format(
@@ -55,10 +59,10 @@ void BuildWorkload(const Scenario& s, preflight::Workload& w) {
   w.set_tp(p.tp);
   for (int stage = 0; stage < p.pp; ++stage)
     for (int d = 0; d < p.dp; ++d) w.add_workers(GpuIndex(p, 0, d, stage));
-  const StepFlops flops = TrainingStepFlops(s.model, t);
+  const StepFlops flops = TrainingStepFlops(job.model, job.training);
   w.set_model_flops(flops.model.value());
   w.set_hardware_flops(flops.hardware.value());
-  w.set_tokens_per_step(t.tokens_per_step());
+  w.set_tokens_per_step(job.training.tokens_per_step());
   g.Finish(w);
 }
 

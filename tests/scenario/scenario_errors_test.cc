@@ -176,6 +176,8 @@ std::vector<Case> Cases() {
        "parallel.sp", "true", "needs tensor parallelism (tp = 1)"},
       {"DistributedOptimizerWithZero2", {{"  zero: 0\n", "  zero: 2\n  distributed_optimizer: true\n"}}, 11, 26,
        "parallel.distributed_optimizer", "true", "is ZeRO stage 1, the optimizer states sharded over the DP ranks; it cannot be combined with zero: 2"},
+      {"ContextParallelDoesNotSplitTheSequence", {{"tp: 8", "tp: 2"}, {"  pp: 1\n", "  pp: 1\n  cp: 4\n"}, {"seq_len: 4096", "seq_len: 4100"}}, 9, 7,
+       "parallel.cp", "4", "does not split training.seq_len (4100) into 2 x cp = 8 equal chunks"},
       {"StageLayersDoNotAddUp", {{"tp: 8", "tp: 4"}, {"  pp: 1\n", "  pp: 2\n  stage_layers: [40, 41]\n"}}, 9, 17,
        "parallel.stage_layers", "40 + 41 = 81 layers", "but the model has 80"},
       {"GlobalBatchNotMultiple", {{"micro_batch: 1", "micro_batch: 3"}}, 16, 17,

@@ -42,13 +42,18 @@ TEST(Validate, NamesTheKeyPathOfTheFirstProblem) {
       {[](Scenario& s) { s.parallel.tp_overlap = true; }, "parallel.tp_overlap",
        "true overlaps the reduce-scatters and all-gathers of sequence parallelism with the GEMMs (Megatron "
        "--tp-comm-overlap needs --sequence-parallel); set parallel.sp: true"},
+      {[](Scenario& s) { s.parallel.tp = 4, s.parallel.cp = 4; }, "parallel.dp",
+       "tp x cp x pp x dp = 4 x 4 x 1 x 1 = 16, but the cluster has 8 GPUs (1 nodes x 8)"},
+      {[](Scenario& s) { s.parallel.tp = 1, s.parallel.cp = 8, s.training.stack = Stack::kHf; }, "parallel.cp",
+       "8 with stack \"hf\", which splits no layers (data parallel with DeepSpeed ZeRO or FSDP only); accepted: 1, "
+       "or stack megatron, nemo or deepspeed"},
       {[](Scenario& s) { s.parallel.vp = 2; }, "parallel.vp", "2 model chunks need pipeline parallelism (pp = 1)"},
       {[](Scenario& s) { s.parallel.dp = 2; }, "parallel.dp", "tp x pp x dp = 8 x 1 x 2 = 16, but the cluster has 8 GPUs (1 nodes x 8)"},
       {[](Scenario& s) { s.training.global_batch = 63, s.training.micro_batch = 2; },
        "training.global_batch", "63 is not a multiple of micro_batch x dp = 2 x 1 = 2"},
       {[](Scenario& s) { s.cluster.nodes = 4096; }, "cluster.nodes",
        "4096 nodes x 8 GPUs = 32768 GPUs; Preflight simulates up to 16384"},
-      {[](Scenario& s) { s.parallel.zero = 4; }, "parallel", "tp, pp, vp and dp must be at least 1 and zero in 0..3"},
+      {[](Scenario& s) { s.parallel.zero = 4; }, "parallel", "tp, pp, vp, cp and dp must be at least 1 and zero in 0..3"},
   };
   for (const Case& c : cases) {
     Scenario s = Base();

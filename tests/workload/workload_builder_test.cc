@@ -9,6 +9,7 @@
 #include "sim/model/model_math.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/workload/workload_builder.h"
+#include "sim/workload/stage_cost.h"
 #include "sim/accounting/accounting.h"
 #include "sim/workload/schedule_1f1b.h"
 
@@ -168,6 +169,35 @@ TEST(Workload, TpOverlapRunsTheCollectivesBesideTheCompute) {
   const TaskTimes ta = RunWorkload(plain, a), tb = RunWorkload(overlapped, b);
   EXPECT_LT(tb.makespan_s, ta.makespan_s);
   EXPECT_LT(AccountTime(b, tb, true).tp_comm.value(), AccountTime(a, ta, true).tp_comm.value());
+}
+
+// Context parallelism: the CP ranks of a sequence sit next to one another
+// after the TP ranks; each exchanges K and V with its group once per layer
+// forward and twice per layer backward, beside its compute; each rank's
+// forward does 1/cp of the sequence's GEMMs and of its causal attention.
+TEST(Workload, ContextParallelExchangesKvInItsGroup) {
+  const std::string file = kRoot + "/tests/data/recipes/nemo_cp_llama2_7b_128k.yaml";
+  const Scenario cp = LoadScenario(file);
+  const preflight::Workload w = BuildWorkload(cp);
+  const int L = cp.model.layers, M = cp.training.micro_batches_per_step(cp.parallel.dp);
+  const int workers = cp.parallel.dp * cp.parallel.cp;  // 32 TP groups of 4
+  EXPECT_EQ(w.workers_size(), workers);
+  double fwd = 0, bwd = 0;
+  for (const auto& t : w.tasks()) {
+    if (t.name() != "cp_kv_fwd" && t.name() != "cp_kv_bwd") continue;
+    (t.name() == "cp_kv_fwd" ? fwd : bwd) += t.collective().count();
+    ASSERT_EQ(t.collective().gpus_size(), 4);
+    // TP4: a group's lane-0 GPUs are 4 apart, its first a multiple of 16.
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(t.collective().gpus(k), t.collective().gpus(0) + 4 * k);
+    EXPECT_EQ(t.collective().gpus(0) % 16, 0);
+  }
+  EXPECT_EQ(fwd, double(workers) * M * L);
+  EXPECT_EQ(bwd, 2.0 * workers * M * L);
+  // The same 128K sequence on one rank (cp 1, dp 32): 4x each rank's
+  // forward work, to within the embedding and head.
+  Scenario whole = LoadScenario(file, {"parallel.cp=1", "parallel.dp=32", "training.global_batch=128"});
+  const StageCost a = CostOfStage(ContextRankView(cp), 0), b = CostOfStage(whole, 0);
+  EXPECT_NEAR(b.fwd.flops / a.fwd.flops, 4.0, 0.05);
 }
 
 TEST(Workload, ZeroThreeGathersEveryLayerAndPrefetchesOneAhead) {
