@@ -22,16 +22,23 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 std::string Path(const std::string& name) { return kRoot + "/scenarios/" + name; }
 
+// A Llama-2-7B scenario file from its cluster, parallel and training
+// mappings (flow style, without braces); returns its path.
+std::string Write7b(const std::string& tag, const std::string& cluster, const std::string& parallel,
+                    const std::string& training) {
+  const std::string path = testing_util::UniqueTempPath(tag);
+  std::ofstream(path) << "model: llama2-7b\n"
+                      << "cluster: {" << cluster << "}\n"
+                      << "parallel: {" << parallel << "}\n"
+                      << "training: {" << training << "}\n";
+  return path;
+}
+
 // Llama-2-7B full fine-tune, one 8x A100 80GB node, tp1 pp1 dp8.
 std::string Write7bScenario() {
-  const std::string path = testing_util::UniqueTempPath("memory_7b");
-  std::ofstream(path) << "model: llama2-7b\n"
-                         "cluster: {node: a100-80gb-sxm-8x, nodes: 1}\n"
-                         "parallel: {tp: 1, pp: 1, dp: 8, zero: 0}\n"
-                         "training: {method: full, precision: bf16, seq_len: 4096,\n"
-                         "           micro_batch: 1, global_batch: 64, recompute: none,\n"
-                         "           tokens: 1B}\n";
-  return path;
+  return Write7b("memory_7b", "node: a100-80gb-sxm-8x, nodes: 1", "tp: 1, pp: 1, dp: 8, zero: 0",
+                 "method: full, precision: bf16, seq_len: 4096, micro_batch: 1, global_batch: 64, "
+                 "recompute: none, tokens: 1B");
 }
 
 double States(const MemoryBreakdown& m) {
@@ -173,11 +180,6 @@ TEST(Memory, PipelineStagesHoldInFlightActivations) {
   EXPECT_GT(m.activations.value(), 0.9 * one.activations.value());
 }
 
-}  // namespace
-}  // namespace pf
-
-namespace pf {
-namespace {
 
 // Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large
 // Transformer Models"), Table 2: activation bytes per layer for GPT-3 175B
@@ -226,23 +228,16 @@ TEST(Korthikanti, SequenceParallelShrinksTheStagesActivations) {
   EXPECT_EQ(with.weights.value(), without.weights.value());
 }
 
-}  // namespace
-}  // namespace pf
-
-namespace pf {
-namespace {
 
 // HSDP (FSDP HYBRID_SHARD) over 128 GPUs in groups of 8, checked by hand
 // for Llama-2-7B (6,738,415,616 parameters): bf16 weights and gradients
 // and 12 B of Adam state per parameter, each divided by the group's 8
 // ranks instead of all 128; the activations do not change.
 TEST(Hsdp, ShardsTheStatesOverItsGroupOnly) {
-  const std::string path = testing_util::UniqueTempPath("hsdp_7b");
-  std::ofstream(path) << "model: llama2-7b\n"
-                         "cluster: {node: a100-80gb-sxm-8x, nodes: 16}\n"
-                         "parallel: {tp: 1, pp: 1, dp: 128, zero: 3, hsdp: 8}\n"
-                         "training: {method: full, precision: bf16, seq_len: 4096, stack: fsdp,\n"
-                         "           micro_batch: 2, global_batch: 256, recompute: none, tokens: 1B}\n";
+  const std::string path =
+      Write7b("hsdp_7b", "node: a100-80gb-sxm-8x, nodes: 16", "tp: 1, pp: 1, dp: 128, zero: 3, hsdp: 8",
+              "method: full, precision: bf16, seq_len: 4096, stack: fsdp, micro_batch: 2, global_batch: 256, "
+              "recompute: none, tokens: 1B");
   const Scenario hsdp = LoadScenario(path);
   const Scenario full = LoadScenario(path, {"parallel.hsdp=128"});
   const double params = 6738415616.0;
@@ -257,11 +252,6 @@ TEST(Hsdp, ShardsTheStatesOverItsGroupOnly) {
   EXPECT_NEAR((h.weights + h.gradients + h.optimizer).value() / kGiB, 12.55, 0.01);
 }
 
-}  // namespace
-}  // namespace pf
-
-namespace pf {
-namespace {
 
 // Context parallelism, checked by hand: Llama-2-7B at 32,768 tokens on 16
 // H100s, TP4, with the distributed optimizer. CP 2 halves every
@@ -270,12 +260,10 @@ namespace {
 // 12 B x 6.74e9 / 4 (TP) / 4 (dp x cp = 2 x 2 against dp 4 alone: the same
 // 4 ranks), so the states match the CP-less layout on the same GPUs.
 TEST(ContextParallel, HalvesTheActivationsAndShardsOverDpTimesCp) {
-  const std::string path = testing_util::UniqueTempPath("cp_7b");
-  std::ofstream(path) << "model: llama2-7b\n"
-                         "cluster: {node: h100-sxm-8x, nodes: 2}\n"
-                         "parallel: {tp: 4, cp: 2, pp: 1, dp: 2, sp: true, distributed_optimizer: true}\n"
-                         "training: {method: full, precision: bf16, seq_len: 32768,\n"
-                         "           micro_batch: 1, global_batch: 8, recompute: selective, tokens: 1B}\n";
+  const std::string path =
+      Write7b("cp_7b", "node: h100-sxm-8x, nodes: 2", "tp: 4, cp: 2, pp: 1, dp: 2, sp: true, distributed_optimizer: true",
+              "method: full, precision: bf16, seq_len: 32768, micro_batch: 1, global_batch: 8, "
+              "recompute: selective, tokens: 1B");
   const Scenario cp = LoadScenario(path);
   const Scenario none = LoadScenario(path, {"parallel.cp=1", "parallel.dp=4", "training.global_batch=16"});
   const MemoryBreakdown a = EstimateMemory(cp), b = EstimateMemory(none);
