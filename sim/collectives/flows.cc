@@ -38,6 +38,22 @@ std::vector<Flow> CollectiveFlows(CollectiveKind kind, Algorithm algorithm, cons
   std::vector<std::vector<int>> nodes;
   for (auto& [_, members] : by_node) nodes.push_back(members);
   const int m = static_cast<int>(nodes.size());
+  if (kind == CollectiveKind::kAllToAll) {
+    // Each GPU sends S / n to every rank: to its node's k - 1 others over
+    // NVLink (as one flow to its successor), and k x S / n to each other
+    // node, over the rail of the same local rank (NCCL's PXN moves a
+    // message to the GPU on the destination's rail first).
+    for (int a = 0; a < m; ++a) {
+      const auto& local = nodes[a];
+      const int per = static_cast<int>(local.size());
+      for (int j = 0; j < per; ++j) {
+        if (per > 1) flows.push_back({local[j], local[(j + 1) % per], size * (double(per - 1) / n)});
+        for (int b = 0; b < m; ++b)
+          if (b != a) flows.push_back({local[j], nodes[b][j % nodes[b].size()], size * (double(per) / n)});
+      }
+    }
+    return flows;
+  }
   for (int k = 0; k < m; ++k) {
     const auto& local = nodes[k];
     const auto& next = nodes[(k + 1) % m];

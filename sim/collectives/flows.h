@@ -28,7 +28,9 @@ GroupShape ShapeOf(const std::vector<int>& group, int gpus_per_node);
 //   V (k-1)/k to its in-node successor and V/k to the GPU of the same local
 //   rank on the next node (a tree moves the same bytes per NIC as a ring,
 //   as NCCL's tuner models it);
-// - NVLS: each GPU sends its S bytes through the switch (to its successor).
+// - NVLS: each GPU sends its S bytes through the switch (to its successor);
+// - all-to-all across nodes: each GPU sends S (k-1)/n to its in-node
+//   successor and S k/n to the GPU of its local rank on every other node.
 std::vector<Flow> CollectiveFlows(CollectiveKind kind, Algorithm algorithm, const std::vector<int>& group,
                                   int gpus_per_node, Bytes size);
 

@@ -92,6 +92,10 @@ double BandwidthSeconds(CollectiveKind kind, const GroupShape& g, const GroupPat
   const double v = BusBytes(kind, g.ranks, size).value();
   if (g.nodes == 1) return v / p.intra.value();
   const double k = g.per_node;
+  if (kind == CollectiveKind::kAllToAll) {  // S / n to each rank: k - 1 of them local, n - k remote
+    const double n = g.ranks, s = size.value();
+    return std::max(s * (k - 1) / n / p.intra.value(), k * s * (n - k) / n / p.inter.value());
+  }
   return std::max(v * (k - 1) / k / p.intra.value(), v / p.inter.value());
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/model/model_math.h"
+#include "sim/model/moe.h"
 #include "sim/model/stack_kernels.h"
 #include "sim/model/vision.h"
 
@@ -40,8 +41,8 @@ constexpr double kFragmentation = 0.05;
 // sbh (10 + 24/t + 5as/(ht)) with TP, sbh (34/t + 5as/(ht)) with TP + SP,
 // dropping 5as/(ht) with selective recompute, and 2sbh (2sbh/t with SP)
 // for the one input full recompute keeps.
-double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, bool sp) {
-  const double s = t.seq_len, b = t.micro_batch, h = m.hidden, f = m.ffn;
+double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, bool sp, int expert_tp) {
+  const double s = t.seq_len, b = t.micro_batch, h = m.hidden, f = MlpWidth(m, t);
   const double kv_rank = KvDimPerRank(m, tp);
   const double sb = s * b;
   // The formula counts 16-bit tensors; tf32/fp32 tensors take twice the
@@ -51,9 +52,17 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, b
   if (t.recompute == Recompute::kFull) return width * 2 * sb * h * replicated_share;  // the layer input only
   double replicated = 10 * sb * h * replicated_share;  // 2 norms' inputs, QKV and MLP inputs, 2 dropout masks
   double up = m.ffn_kind == FfnKind::kSwiglu ? 2 * f : f;
-  double sharded = 2 * sb * (h + 2 * kv_rank * tp)  // Q, K, V
-                   + 2 * sb * h                     // projection input
+  const double q = m.q_dim();
+  double sharded = 2 * sb * (q + 2 * kv_rank * tp)  // Q, K, V
+                   + 2 * sb * q                     // projection input
                    + 2 * sb * up + 2 * sb * f;  // MLP-up output, activation output
+  // A mixture of experts keeps its experts' input: the routed copies of
+  // the tokens, top_k x load per token (Megatron's permuted tokens), its
+  // TP group's on each rank (expert_tp = tp) or its own (expert_tp = 1).
+  if (m.moe.enabled()) {
+    const double copies = m.moe.top_k * t.expert_load();
+    sharded += 2 * sb * h * copies * ((expert_tp > 0 ? expert_tp : tp) == 1 ? 1.0 : double(tp));
+  }
   double scores = 0;
   if (t.attention == Attention::kUnfused && t.recompute == Recompute::kNone)
     scores = 5.0 * m.heads * s * s * b;  // softmax, dropout mask, dropout output
@@ -69,20 +78,28 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
   const ParallelSpec& p = sc.parallel;
   const TrainingSpec& t = sc.training;
   // Parameters resident on this stage (all its model chunks), per TP rank.
-  double layer_params = 0, edge_params = 0;
+  double layer_params = 0, edge_params = 0, experts = 0;
   for (int chunk = 0; chunk < p.vp; ++chunk) {
     const StageParams sp = ParamsPerTpRank(m, p, chunk * p.pp + stage);
     layer_params += sp.layers;
     edge_params += sp.edges();
+    experts += sp.experts;
   }
   const int layers = LayersOfStage(m, p, stage);
   const double base = layer_params + edge_params;
   const double dp = p.shard_ranks();  // HSDP shards over its group only
   const double e = ElementBytes(t.precision);
   if (t.method == Method::kFull) {
+    // Routed experts are replicated on expert_dp GPUs only (expert
+    // parallelism), which shard their states (Megatron's distributed
+    // optimizer; MoE refuses ZeRO-3, validate.cc).
+    const double edp = p.ep > 1 ? p.expert_dp() : dp;
+    auto sharded = [&](double per_param, bool shard) {
+      return shard ? (base - experts) * per_param / dp + experts * per_param / edp : base * per_param;
+    };
     r.weights = Bytes(base * e / (p.zero >= 3 ? dp : 1));
-    r.gradients = Bytes(base * e / (p.zero >= 2 ? dp : 1));
-    r.optimizer = Bytes(base * OptimizerBytes(t.precision) / (p.zero >= 1 ? dp : 1));
+    r.gradients = Bytes(sharded(e, p.zero >= 2));
+    r.optimizer = Bytes(sharded(OptimizerBytes(t.precision), p.zero >= 1));
     if (p.offload != Offload::kNone) {
       // ZeRO-Offload (Ren et al. 2021, Sec. 4): gradients go to host memory
       // bucket by bucket and the optimizer states live there; the GPU keeps
@@ -115,11 +132,11 @@ Bytes ActivationMemory(const Scenario& sc, int stage) {
   const int in_flight = p.vp == 1 ? std::min(p.pp - stage, micro_batches)
                                   : std::min((p.pp - stage - 1) * 2 + (p.vp - 1) * p.pp + 1,
                                              micro_batches * p.vp);
-  double act = LayerActivationBytes(m, t, p.tp, p.sp) * chunk_layers * in_flight;
+  double act = LayerActivationBytes(m, t, p.tp, p.sp, p.etp()) * chunk_layers * in_flight;
   if (t.recompute == Recompute::kFull) {
     TrainingSpec no_recompute = t;
     no_recompute.recompute = Recompute::kNone;
-    act += LayerActivationBytes(m, no_recompute, p.tp, p.sp);  // one layer rematerialised
+    act += LayerActivationBytes(m, no_recompute, p.tp, p.sp, p.etp());  // one layer rematerialised
   }
   return Bytes(act);
 }

@@ -32,8 +32,9 @@ MemoryBreakdown EstimateMemory(const Scenario& s);
 
 // Activation bytes one transformer layer saves for backward, per
 // micro-batch, on one rank of a TP group of `tp`, with or without sequence
-// parallelism (Korthikanti et al. 2022, Table 2).
-double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, bool sp);
+// parallelism (Korthikanti et al. 2022, Table 2); a mixture of experts'
+// routed tokens as its experts are split (expert_tp; 0: tp).
+double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, bool sp, int expert_tp = 0);
 
 // Bytes per parameter of the (frozen or trained) transformer-layer weights:
 // 2 (bf16/fp16/fp8), 4 (tf32/fp32), or 4.127 bits for QLoRA's NF4 base.

@@ -1,5 +1,6 @@
 #include "sim/model/model_math.h"
 
+#include "sim/model/moe.h"
 #include "sim/model/stack_kernels.h"
 #include "sim/model/vision.h"
 
@@ -8,9 +9,6 @@
 namespace pf {
 namespace {
 
-// Weight matrices of the MLP: up and down for GeLU; gate, up and down for
-// SwiGLU (Shazeer 2020, "GLU Variants Improve Transformer").
-int FfnMatrices(const ModelSpec& m) { return m.ffn_kind == FfnKind::kSwiglu ? 3 : 2; }
 double KvDim(const ModelSpec& m) { return double(m.kv_heads) * m.head_dim(); }
 
 // Bytes read and written by C = A (m x k) * B (k x n), elements of e bytes.
@@ -31,25 +29,25 @@ Op Memory(std::string name, double bytes) {
 // QKV and MLP-up split by columns, projection and MLP-down by rows). With
 // separate projections (Hugging Face's q_proj, k_proj, v_proj, gate_proj,
 // up_proj) each is a GEMM of its own.
-std::vector<Op> LayerGemms(const ModelSpec& m, double tokens, int tp, double e, bool separate) {
-  const double h = m.hidden, kv_rank = KvDimPerRank(m, tp), f = m.ffn;
-  const bool swiglu = m.ffn_kind == FfnKind::kSwiglu;
-  const double up = swiglu ? 2 * f : f;
+// The MLP's GEMMs are moe.h's MlpGemms (a dense MLP or the experts).
+std::vector<Op> LayerGemms(const ModelSpec& m, const TrainingSpec& t, const LayerShards& shards, double tokens,
+                           double e, bool separate) {
+  const int tp = shards.tp;
+  const double h = m.hidden, q = m.q_dim() / tp, kv_rank = KvDimPerRank(m, tp);
+  std::vector<Op> g;
   if (!separate)
-    return {Gemm("qkv", tokens, h, h / tp + 2 * kv_rank, e), Gemm("attn_proj", tokens, h / tp, h, e),
-            Gemm("mlp_up", tokens, h, up / tp, e), Gemm("mlp_down", tokens, f / tp, h, e)};
-  std::vector<Op> g{Gemm("q_proj", tokens, h, h / tp, e), Gemm("k_proj", tokens, h, kv_rank, e),
-                    Gemm("v_proj", tokens, h, kv_rank, e), Gemm("attn_proj", tokens, h / tp, h, e)};
-  if (swiglu) g.push_back(Gemm("gate_proj", tokens, h, f / tp, e));
-  g.push_back(Gemm("up_proj", tokens, h, f / tp, e));
-  g.push_back(Gemm("mlp_down", tokens, f / tp, h, e));
+    g = {Gemm("qkv", tokens, h, q + 2 * kv_rank, e), Gemm("attn_proj", tokens, q, h, e)};
+  else
+    g = {Gemm("q_proj", tokens, h, q, e), Gemm("k_proj", tokens, h, kv_rank, e),
+         Gemm("v_proj", tokens, h, kv_rank, e), Gemm("attn_proj", tokens, q, h, e)};
+  for (Op& op : MlpGemms(m, t, shards, tokens, e, separate)) g.push_back(std::move(op));
   return g;
 }
 
 }  // namespace
 
 std::vector<AdaptedLinear> AdaptedLinears(const ModelSpec& m, const TrainingSpec& t, int tp) {
-  const double h = m.hidden, q = h / tp, kv = KvDimPerRank(m, tp), f = double(m.ffn) / tp;
+  const double h = m.hidden, q = m.q_dim() / tp, kv = KvDimPerRank(m, tp), f = double(m.ffn) / tp;
   const AdaptedLinear all[] = {{LoraTarget::kQ, h, q},    {LoraTarget::kK, h, kv},  {LoraTarget::kV, h, kv},
                                {LoraTarget::kO, q, h},    {LoraTarget::kGate, h, f}, {LoraTarget::kUp, h, f},
                                {LoraTarget::kDown, f, h}};
@@ -77,13 +75,15 @@ double ActivationBytes(Precision p) {
 }
 
 ParamCount CountParams(const ModelSpec& m) {
-  const double h = m.hidden, kv = KvDim(m), f = m.ffn;
+  const double h = m.hidden, kv = KvDim(m), f = m.ffn, q = m.q_dim();
   ParamCount p;
-  double attention = 2 * h * h + 2 * h * kv;
-  double mlp = FfnMatrices(m) * h * f;
-  double biases = m.bias ? (h + 2 * kv) + h + (FfnMatrices(m) - 1) * f + h : 0;
+  double attention = 2 * h * q + 2 * h * kv;
+  double mlp = MlpParams(m);
+  double biases = m.bias ? (q + 2 * kv) + h + (FfnMatrices(m) - 1) * f + h : 0;  // a dense MLP's (validate.cc)
   double norm = m.layernorm ? 2 * h : h;
   p.per_layer = attention + mlp + biases + 2 * norm;
+  p.routed_per_layer = RoutedExpertParams(m);
+  p.active_per_layer = p.per_layer - mlp + ActiveMlpParams(m);
   p.embedding = double(m.vocab) * h + (m.position == Position::kLearned ? double(m.max_seq) * h : 0);
   p.lm_head = m.tied_embeddings ? 0 : double(m.vocab) * h;
   p.final_norm = norm;
@@ -99,7 +99,8 @@ StageParams ParamsPerTpRank(const ModelSpec& m, const ParallelSpec& p, int vstag
   const int vstages = p.pp * p.vp;
   StageParams s;
   s.layer_count = LayersOfVirtualStage(m, p, vstage);
-  s.layers = pc.per_layer * s.layer_count / p.tp;
+  s.experts = pc.routed_per_layer / (double(p.ep) * p.etp()) * s.layer_count;
+  s.layers = (pc.per_layer - pc.routed_per_layer) * s.layer_count / p.tp + s.experts;
   if (vstage == 0) s.embedding = pc.embedding / p.tp;
   if (vstage == vstages - 1) {
     s.head = (TiedEmbeddingCopies(m, p) ? pc.embedding : pc.lm_head) / p.tp;
@@ -109,10 +110,10 @@ StageParams ParamsPerTpRank(const ModelSpec& m, const ParallelSpec& p, int vstag
 }
 
 TokenFlops ForwardFlopsPerToken(const ModelSpec& m, int seq_len) {
-  const double h = m.hidden, kv = KvDim(m), f = m.ffn;
+  const double h = m.hidden, kv = KvDim(m), q = m.q_dim();
   TokenFlops t;
-  t.layer_matmul = 2 * (2 * h * h + 2 * h * kv + FfnMatrices(m) * h * f);
-  t.layer_attention = 4.0 * seq_len * h;  // QK^T and AV, full square
+  t.layer_matmul = 2 * (2 * h * q + 2 * h * kv + ActiveMlpParams(m));  // a mixture of experts' top_k
+  t.layer_attention = 4.0 * seq_len * q;  // QK^T and AV, full square
   t.lm_head = 2.0 * m.vocab * h;
   return t;
 }
@@ -156,7 +157,7 @@ namespace {
 // rank does 1/context of the whole sequence's attention).
 void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, int context, bool bwd, std::vector<Op>& ops) {
   const double e = ActivationBytes(t.precision);
-  const double b = t.micro_batch, s = t.seq_len, h = m.hidden, keys = double(t.seq_len) * context;
+  const double b = t.micro_batch, s = t.seq_len, h = m.q_dim(), keys = double(t.seq_len) * context;
   const double tokens = b * s;
   const double bsh = tokens * h;
   const double heads = double(m.heads) / tp;
@@ -186,23 +187,30 @@ void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, int context
 // What the recipe adds to a block: FP8 casts (LoRA adapters and NF4
 // dequantisation are stack kernels, stack_kernels.h).
 void RecipeOps(const ModelSpec& m, const TrainingSpec& t, int tp, bool bwd, std::vector<Op>& ops) {
-  const double h = m.hidden, f = m.ffn;
+  const double h = m.hidden;
   const double tokens = t.tokens_per_micro_batch();
   if (t.precision == Precision::kFp8) {
     // FP8 GEMMs take FP8 operands: Transformer Engine casts each GEMM's
     // activation input (forward) and incoming gradient (backward) from bf16,
     // reading 2 B and writing 1 B per element (Micikevicius et al. 2022, "FP8
     // Formats for Deep Learning"; weights are cast once per step, ignored).
+    const double f = MlpWidth(m, t);  // a mixture of experts: the routed tokens' widths
     const double up = m.ffn_kind == FfnKind::kSwiglu ? 2 * f : f;
-    const double inputs = tokens * (h + h / tp + h + f / tp);                  // qkv, proj, up, down
-    const double grads = tokens * ((h / tp + 2 * KvDimPerRank(m, tp)) + h + up / tp + h);
+    const double q = m.q_dim() / tp;
+    const double inputs = tokens * (h + q + h + f / tp);                  // qkv, proj, up, down
+    const double grads = tokens * ((q + 2 * KvDimPerRank(m, tp)) + h + up / tp + h);
     ops.push_back(Memory("fp8_cast", 3.0 * (bwd ? grads : inputs)));
   }
 }
 
 }  // namespace
 
-LayerShards ShardsOf(const ParallelSpec& p) { return LayerShards(p.tp, p.sp, p.context_group); }
+LayerShards ShardsOf(const ParallelSpec& p) {
+  LayerShards x(p.tp, p.sp, p.context_group);
+  x.ep = p.ep;
+  x.expert_tp = p.etp();
+  return x;
+}
 
 std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards shards, Pass pass, bool frozen) {
   const int tp = shards.tp;
@@ -219,7 +227,7 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards 
   const double mem_factor = bwd ? 2.0 : 1.0;
   std::vector<Op> ops;
   NormOps(m, norm_shape, st, pass, "norm1", ops);
-  for (Op g : LayerGemms(m, tokens, tp, e, st.separate_projections)) {
+  for (Op g : LayerGemms(m, t, shards, tokens, e, st.separate_projections)) {
     if (!bwd) { ops.push_back(g); continue; }
     ops.push_back(Dgrad(g));
     if (!frozen) ops.push_back(Wgrad(g));
@@ -229,6 +237,7 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards 
   ops.push_back(Memory("residual1", mem_factor * bsh * (3 * e + 1)));
   NormOps(m, norm_shape, st, pass, "norm2", ops);
   ActivationOps(m, shape, st, pass, ops);
+  PermuteOps(m, t, shards, pass, ops);
   ops.push_back(Memory("residual2", mem_factor * bsh * (3 * e + 1)));
   RecipeOps(m, t, tp, bwd, ops);
   AdapterOps(m, t, shape, st, pass, ops);

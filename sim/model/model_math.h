@@ -13,10 +13,13 @@ namespace pf {
 
 struct ParamCount {
   double per_layer = 0;     // one transformer block incl. its norms and biases
+  double routed_per_layer = 0;  // of which a mixture of experts' routed experts (all of them)
+  double active_per_layer = 0;  // what one token uses: top_k routed experts, not all
   double embedding = 0;     // token embedding (+ learned positions)
   double lm_head = 0;       // 0 when tied to the embedding
   double final_norm = 0;
   double total(int layers) const { return per_layer * layers + embedding + lm_head + final_norm; }
+  double active(int layers) const { return active_per_layer * layers + embedding + lm_head + final_norm; }
 };
 ParamCount CountParams(const ModelSpec& m);
 
@@ -29,9 +32,13 @@ bool TiedEmbeddingCopies(const ModelSpec& m, const ParallelSpec& p);
 // holds: its layers (split by tp), the embedding on the first virtual stage
 // and the LM head (or the tied embedding's copy) on the last, both split by
 // vocabulary over tp, and the replicated final norm on the last.
+// Under expert parallelism the layers' routed experts are those of one EP
+// rank (experts / ep, split by expert_tp); `experts` is their share of
+// `layers`.
 struct StageParams {
   int layer_count = 0;
   double layers = 0, embedding = 0, head = 0, final_norm = 0;
+  double experts = 0;
   double total() const { return layers + embedding + head + final_norm; }
   double edges() const { return embedding + (head + final_norm); }  // all but the layers
 };
@@ -75,12 +82,15 @@ enum class Pass { kForward, kBackward };
 // Sec. 4.2.2) the norms, dropouts and residual adds, which TP alone repeats
 // on every rank, run on seq_len / tp tokens of each sequence.
 struct LayerShards {
-  LayerShards(int tp_ = 1, bool sp_ = false, int context_ = 1) : tp(tp_), sp(sp_), context(context_) {}  // a bare tp: no SP
+  LayerShards(int tp_ = 1, bool sp_ = false, int context_ = 1) : tp(tp_), sp(sp_), context(context_), expert_tp(tp_) {}  // a bare tp: no SP
   int tp;
   bool sp;
   // Context parallelism (ContextRankView): the rank holds 1/context of each
   // sequence's tokens and attends to all of its keys.
   int context;
+  // A mixture of experts' split (ParallelSpec ep, etp()).
+  int ep = 1;
+  int expert_tp;
   // The share of the sequence the replicated (non-TP) ops run on.
   double token_share() const { return sp ? 1.0 / tp : 1.0; }
 };

@@ -1,5 +1,7 @@
 #include "sim/model/stack_kernels.h"
 
+#include "sim/model/moe.h"
+
 #include "sim/spec/names.h"
 
 namespace pf {
@@ -29,9 +31,9 @@ BlockShape BlockShape::Of(const ModelSpec& m, const TrainingSpec& t, int tp) {
   b.tp = tp;
   b.tokens = t.tokens_per_micro_batch();
   b.hidden = m.hidden;
-  b.q = double(m.hidden) / tp;
+  b.q = m.q_dim() / tp;
   b.kv = KvDimPerRank(m, tp);
-  b.ffn = double(m.ffn) / tp;
+  b.ffn = MlpWidth(m, t) / tp;  // a mixture of experts: its routed tokens' share
   b.e = ActivationBytes(t.precision);
   return b;
 }

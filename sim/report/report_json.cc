@@ -1,6 +1,7 @@
 #include "sim/report/money_report.h"
 #include "sim/report/report.h"
 
+#include "sim/model/model_math.h"
 #include "sim/spec/names.h"
 
 namespace pf {
@@ -23,8 +24,17 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                                  {"dp", s.parallel.dp}, {"zero", s.parallel.zero}, {"sp", s.parallel.sp}, {"tp_overlap", s.parallel.tp_overlap},
                                  {"distributed_optimizer", s.parallel.distributed_optimizer},
                                  {"param_gather_overlap", s.parallel.param_gather_overlap},
-                                 {"hsdp", s.parallel.hsdp}}}};
+                                 {"hsdp", s.parallel.hsdp}, {"ep", s.parallel.ep}, {"expert_tp", s.parallel.etp()},
+                                 {"expert_dp", s.parallel.expert_dp()}}}};
   if (s.model.kind == ModelKind::kTransformer) {
+    const ParamCount pc = CountParams(s.model);
+    j["scenario"]["params"] = pc.total(s.model.layers);
+    j["scenario"]["active_params"] = pc.active(s.model.layers);
+    if (s.model.moe.enabled())
+      j["scenario"]["moe"] = {{"experts", s.model.moe.experts},           {"top_k", s.model.moe.top_k},
+                              {"expert_ffn", s.model.moe.expert_ffn},     {"shared_experts", s.model.moe.shared_experts},
+                              {"shared_ffn", s.model.moe.shared_ffn},     {"capacity_factor", s.training.capacity_factor},
+                              {"expert_imbalance", s.training.expert_imbalance}};
     json layers = json::array();
     for (int stage = 0; stage < s.parallel.pp; ++stage) layers.push_back(LayersOfStage(s.model, s.parallel, stage));
     j["scenario"]["parallel"]["stage_layers"] = layers;
@@ -74,7 +84,8 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                     {"tp_comm_s", b.tp_comm.value()},     {"pp_comm_s", b.pp_comm.value()},
                     {"dp_comm_s", b.dp_comm.value()},     {"io_s", b.io.value()},
                     {"bubble_s", b.bubble.value()},
-                    {"idle_s", b.idle.value()},           {"data_stall_s", b.data_stall.value()}};
+                    {"idle_s", b.idle.value()},           {"data_stall_s", b.data_stall.value()},
+                    {"ep_comm_s", b.ep_comm.value()}};
   j["job"] = {{"tokens", s.training.job_tokens}, {"steps", st.steps},
               {"first_epoch_step_s", st.first_epoch_step ? json(st.first_epoch_step->value()) : json(nullptr)},
               {"first_epoch_steps", st.first_epoch_steps},

@@ -54,10 +54,18 @@ void Header(std::string& o, const Scenario& s) {
                      m.name, m.vision.blocks.size(), m.vision.height, m.vision.width, m.vision.channels,
                      m.vision.classes, Count(c.params), c.forward_macs / 1e9);
   } else {
-    o += fmt::format("  model      {}: {} layers, hidden {}, {} heads ({} KV), {} {}, vocab {}; {} params\n",
+    const ParamCount pc = CountParams(m);
+    const char* act = m.ffn_kind == FfnKind::kSwiglu ? "SwiGLU" : "GeLU";
+    const std::string mlp =
+        m.moe.enabled()
+            ? fmt::format("{} experts of {} {} (top {}{})", m.moe.experts, act, m.moe.expert_ffn, m.moe.top_k,
+                          m.moe.shared_experts > 0 ? fmt::format(", {} shared of {}", m.moe.shared_experts, m.moe.shared_ffn) : "")
+            : fmt::format("{} {}", act, m.ffn);
+    o += fmt::format("  model      {}: {} layers, hidden {}, {} heads ({} KV{}), {}, vocab {}; {} params{}\n",
                      m.name, m.layers, m.hidden, m.heads, m.kv_heads,
-                     m.ffn_kind == FfnKind::kSwiglu ? "SwiGLU" : "GeLU", m.ffn, m.vocab,
-                     Count(CountParams(m).total(m.layers)));
+                     m.head_size > 0 ? fmt::format(", head_dim {}", m.head_size) : "", mlp, m.vocab,
+                     Count(pc.total(m.layers)),
+                     m.moe.enabled() ? fmt::format(", {} active per token", Count(pc.active(m.layers))) : "");
   }
   const std::string links =
       n.intra_kind == IntraKind::kNvswitch
@@ -96,6 +104,15 @@ void Header(std::string& o, const Scenario& s) {
                                                   : "") +
                        (p.param_gather_overlap ? ", parameter gather overlapped with the next forward" : ""),
                    p.dp > 1 ? (p.dp_overlap ? ", gradient reduction overlapped" : ", gradient reduction after backward") : "");
+  if (m.moe.enabled()) {
+    const int local = m.moe.experts / p.ep;
+    o += fmt::format("  experts    EP {} ({} expert{} per GPU, expert TP {}), each expert on {} GPUs (expert DP); {}\n",
+                     p.ep, local, local == 1 ? "" : "s", p.etp(), p.expert_dp(),
+                     t.capacity_factor > 0
+                         ? fmt::format("capacity factor {:.2f} (padded, tokens past it dropped)", t.capacity_factor)
+                         : fmt::format("dropless, busiest EP rank {:.2f}x the mean load{}", t.expert_imbalance,
+                                       t.expert_imbalance == 1 ? " (balanced; training.expert_imbalance)" : ""));
+  }
   if (m.kind == ModelKind::kVision)
     o += fmt::format("  training   {} {}, micro-batch {} images x {} per step x DP {} = global batch {}\n",
                      ToString(t.method), ToString(t.precision), t.micro_batch, t.micro_batches_per_step(p.dp), p.dp,
@@ -185,6 +202,7 @@ void StepTable(std::string& o, const Result& r) {
   row("compute", b.compute);
   row("optimizer step", b.optimizer);
   row("exposed TP comm", b.tp_comm);
+  if (r.scenario.model.moe.enabled()) row("exposed EP comm", b.ep_comm);
   row("exposed PP comm", b.pp_comm);
   row("exposed DP comm", b.dp_comm);
   if (b.io.value() > 0) row("exposed host I/O", b.io);

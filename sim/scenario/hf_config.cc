@@ -10,7 +10,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-enum class Family { kLlama, kBaichuan, kChatGlm };
+enum class Family { kLlama, kBaichuan, kChatGlm, kMixtral, kQwen2Moe, kQwen3Moe };
 
 // Causal LMs whose layers are Llama's: pre-norm RMSNorm, rotary positions,
 // grouped-query attention, a SwiGLU MLP (Yi and DeepSeek-LLM publish
@@ -18,9 +18,20 @@ enum class Family { kLlama, kBaichuan, kChatGlm };
 const std::vector<std::string> kLlamaLike = {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM"};
 const std::vector<std::string> kBaichuan = {"BaichuanForCausalLM"};
 const std::vector<std::string> kChatGlm = {"ChatGLMModel", "ChatGLMForConditionalGeneration"};
-// Mixtures of experts: Preflight's step has one MLP per layer.
-const std::vector<std::string> kMoe = {"MixtralForCausalLM", "Qwen2MoeForCausalLM", "DeepseekV2ForCausalLM",
-                                       "DeepseekV3ForCausalLM", "DbrxForCausalLM", "JambaForCausalLM"};
+// Mixtures of experts on Llama's layers (spec.h MoeSpec): Mixtral's
+// num_local_experts of intermediate_size; Qwen-MoE's num_experts of
+// moe_intermediate_size and one shared expert of
+// shared_expert_intermediate_size.
+const std::vector<std::string> kMixtral = {"MixtralForCausalLM"};
+const std::vector<std::string> kQwen2Moe = {"Qwen2MoeForCausalLM"};
+// Qwen3's: Qwen-MoE's fields without the shared expert, with a head_dim of
+// its own (and RMSNorms on q and k, whose cost is negligible).
+const std::vector<std::string> kQwen3Moe = {"Qwen3MoeForCausalLM"};
+// Mixtures of experts whose attention or layers Preflight does not model:
+// DeepSeek's multi-head latent attention, DBRX's fused QKV clipping, Jamba's
+// Mamba layers.
+const std::vector<std::string> kMoe = {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DbrxForCausalLM",
+                                       "JambaForCausalLM"};
 
 bool In(const std::vector<std::string>& names, const std::string& x) {
   return std::find(names.begin(), names.end(), x) != names.end();
@@ -36,11 +47,14 @@ Family FamilyOf(const YamlView& config) {
   if (In(kLlamaLike, arch)) return Family::kLlama;
   if (In(kBaichuan, arch)) return Family::kBaichuan;
   if (In(kChatGlm, arch)) return Family::kChatGlm;
+  if (In(kMixtral, arch)) return Family::kMixtral;
+  if (In(kQwen2Moe, arch)) return Family::kQwen2Moe;
+  if (In(kQwen3Moe, arch)) return Family::kQwen3Moe;
   std::vector<std::string> all = kLlamaLike;
-  all.insert(all.end(), kBaichuan.begin(), kBaichuan.end());
-  all.insert(all.end(), kChatGlm.begin(), kChatGlm.end());
+  for (const auto* more : {&kBaichuan, &kChatGlm, &kMixtral, &kQwen2Moe, &kQwen3Moe}) all.insert(all.end(), more->begin(), more->end());
   if (In(kMoe, arch))
-    a.Fail("\"" + arch + "\" is a mixture of experts, which Preflight does not model (supported: " +
+    a.Fail("\"" + arch + "\" is a mixture of experts whose attention or layers Preflight does not model "
+           "(multi-head latent attention, attention clipping, Mamba layers; supported: " +
            [&] {
              std::string s;
              for (const auto& x : all) s += (s.empty() ? "" : ", ") + x;
@@ -51,6 +65,26 @@ Family FamilyOf(const YamlView& config) {
 }
 
 int IntField(const YamlView& c, const char* key, long long max) { return static_cast<int>(c.Get(key).Int(1, max)); }
+
+// Every layer sparse: Qwen-MoE's decoder_sparse_step 1 and no mlp_only_layers.
+MoeSpec ParseHfMoe(const YamlView& c, bool qwen, const ModelSpec& m) {
+  MoeSpec x;
+  x.experts = IntField(c, qwen ? "num_experts" : "num_local_experts", 1 << 12);
+  x.top_k = IntField(c, "num_experts_per_tok", 1 << 12);
+  if (x.top_k > x.experts)
+    c.Get("num_experts_per_tok").Fail(std::to_string(x.top_k) + " exceeds the " + std::to_string(x.experts) +
+                                      " experts (" + (qwen ? "num_experts" : "num_local_experts") + ")");
+  x.expert_ffn = qwen ? IntField(c, "moe_intermediate_size", 1 << 22) : m.ffn;
+  if (qwen && c.Has("shared_expert_intermediate_size")) {
+    x.shared_experts = 1;
+    x.shared_ffn = IntField(c, "shared_expert_intermediate_size", 1 << 22);
+  }
+  if (qwen && c.Has("decoder_sparse_step") && c.Get("decoder_sparse_step").Int(1, 1 << 14) != 1)
+    c.Get("decoder_sparse_step").Fail("is not 1: dense layers between the sparse ones are not modelled (accepted: 1)");
+  if (qwen && c.Has("mlp_only_layers") && !c.Get("mlp_only_layers").Items(1 << 14).empty())
+    c.Get("mlp_only_layers").Fail("lists dense layers, which are not modelled in a mixture of experts (accepted: [])");
+  return x;
+}
 
 }  // namespace
 
@@ -101,7 +135,13 @@ ModelSpec ParseHfConfig(const YamlView& c, const std::string& name) {
     }
   }
   m.tied_embeddings = c.Has("tie_word_embeddings") && c.Get("tie_word_embeddings").Bool();
-  if (m.hidden % m.heads != 0)
+  if (family == Family::kMixtral || family == Family::kQwen2Moe || family == Family::kQwen3Moe)
+    m.moe = ParseHfMoe(c, family != Family::kMixtral, m);
+  if (family != Family::kChatGlm && c.Has("head_dim") && c.Get("head_dim").IsScalar()) {
+    const int d = IntField(c, "head_dim", 1 << 12);
+    if (d * m.heads != m.hidden) m.head_size = d;
+  }
+  if (m.head_size == 0 && m.hidden % m.heads != 0)
     c.Get("num_attention_heads").Fail(std::to_string(m.heads) + " does not divide hidden_size (" + std::to_string(m.hidden) + ")");
   if (m.heads % m.kv_heads != 0)
     c.Find(family == Family::kChatGlm ? "multi_query_group_num" : "num_key_value_heads")

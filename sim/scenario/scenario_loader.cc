@@ -137,12 +137,14 @@ ClusterSpec ParseCluster(const YamlView& v) {
 
 ParallelSpec ParseParallel(const YamlView& par) {
   par.ExpectKeys({"tp", "pp", "vp", "dp", "zero", "dp_overlap", "offload", "offload_params", "stage_layers", "sp",
-                  "distributed_optimizer", "param_gather_overlap", "hsdp", "tp_overlap", "cp"});
+                  "distributed_optimizer", "param_gather_overlap", "hsdp", "tp_overlap", "cp", "ep", "expert_tp"});
   ParallelSpec p;
   p.tp = par.Has("tp") ? par.Get("tp").Int(1, 1 << 16) : 1;
   p.pp = par.Has("pp") ? par.Get("pp").Int(1, 1 << 16) : 1;
   p.vp = par.Has("vp") ? par.Get("vp").Int(1, 1 << 10) : 1;
   p.cp = par.Has("cp") ? par.Get("cp").Int(1, 1 << 10) : 1;
+  p.ep = par.Has("ep") ? par.Get("ep").Int(1, 1 << 16) : 1;
+  if (par.Has("expert_tp")) p.expert_tp = par.Get("expert_tp").Int(1, 1 << 16);
   if (par.Has("stage_layers"))
     for (const YamlView& n : par.Get("stage_layers").Items(1 << 14))
       p.stage_layers.push_back(static_cast<int>(n.Int(0, 1 << 14)));
@@ -169,7 +171,8 @@ ParallelSpec ParseParallel(const YamlView& par) {
 // `images` (each image counts as one "token" of the step arithmetic).
 TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   v.ExpectKeys({"method", "precision", "seq_len", "micro_batch", "global_batch", "recompute",
-                "attention", "tokens", "images", "epochs", "lora_rank", "lora_targets", "stack", "packing", "sample_len"});
+                "attention", "tokens", "images", "epochs", "lora_rank", "lora_targets", "stack", "packing", "sample_len",
+                "capacity_factor", "expert_imbalance"});
   if (vision) {
     for (const char* key : {"seq_len", "tokens", "attention", "lora_rank", "lora_targets", "packing", "sample_len"})
       if (v.Has(key)) v.Get(key).Fail("given, but the model is a vision model (images, not token sequences)");
@@ -220,6 +223,20 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
     t.stack_given = true;
   }
   if (v.Has("packing")) t.packing = v.Get("packing").Bool();
+  // A mixture of experts' routing (spec.h): GShard and Switch train with
+  // capacity factors of 1 to 2; beyond the expert count every token fits.
+  if (v.Has("capacity_factor")) {
+    t.capacity_factor = v.Get("capacity_factor").Number();
+    if (!(t.capacity_factor == 0 || (t.capacity_factor >= 1 && t.capacity_factor <= 64)))
+      v.Get("capacity_factor").Fail("\"" + v.Get("capacity_factor").Str() +
+                                    "\" is not accepted: 0 (dropless) or a factor in [1, 64] on each expert's mean share");
+  }
+  if (v.Has("expert_imbalance")) {
+    t.expert_imbalance = v.Get("expert_imbalance").Number();
+    if (!(t.expert_imbalance >= 1 && t.expert_imbalance <= 64))
+      v.Get("expert_imbalance").Fail("\"" + v.Get("expert_imbalance").Str() +
+                                     "\" is not accepted: the busiest expert rank's tokens over the mean, in [1, 64]");
+  }
   if (v.Has("sample_len")) {
     t.sample_len = static_cast<int>(v.Get("sample_len").Int(1, 1 << 22));
     if (t.sample_len > t.seq_len)

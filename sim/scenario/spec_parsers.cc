@@ -67,11 +67,26 @@ ModelSpec ParseVisionModel(const YamlView& v, const std::string& default_name) {
 
 }  // namespace
 
+MoeSpec ParseMoe(const YamlView& v, const ModelSpec& m) {
+  v.ExpectKeys({"experts", "top_k", "expert_ffn", "shared_experts", "shared_ffn"});
+  MoeSpec x;
+  x.experts = v.Get("experts").Int(1, 1 << 12);
+  x.top_k = v.Get("top_k").Int(1, 1 << 12);
+  if (x.top_k > x.experts)
+    v.Get("top_k").Fail(std::to_string(x.top_k) + " experts per token exceed the " + std::to_string(x.experts) +
+                        " experts; accepted: 1 to " + std::to_string(x.experts));
+  x.expert_ffn = v.Has("expert_ffn") ? v.Get("expert_ffn").Int(1, 1 << 22) : m.ffn;
+  x.shared_experts = v.Has("shared_experts") ? v.Get("shared_experts").Int(0, 1 << 8) : 0;
+  x.shared_ffn = v.Has("shared_ffn") ? v.Get("shared_ffn").Int(1, 1 << 22) : x.expert_ffn;
+  if (m.bias) v.Fail("a mixture of experts with bias: true is not modelled (its experts have no biases); set bias: false");
+  return x;
+}
+
 ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
   if (v.Has("kind") && v.Get("kind").Choice({"transformer", "vision"}) == "vision")
     return ParseVisionModel(v, default_name);
   v.ExpectKeys({"name", "kind", "source", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind",
-                "vocab", "tied_embeddings", "position", "max_seq", "norm", "bias"});
+                "vocab", "tied_embeddings", "position", "max_seq", "norm", "bias", "moe", "head_dim"});
   ModelSpec m;
   m.name = NameOr(v, default_name);
   // Bounds far beyond published models (Llama 3 405B: 126 layers, hidden
@@ -81,9 +96,10 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
   m.hidden = v.Get("hidden").Int(1, 1 << 20);
   m.heads = v.Get("heads").Int(1, 1 << 16);
   m.kv_heads = v.Has("kv_heads") ? v.Get("kv_heads").Int(1, m.heads) : m.heads;
-  if (m.hidden % m.heads != 0)
-    v.Get("heads").Fail(std::to_string(m.heads) + " does not divide hidden (" +
-                        std::to_string(m.hidden) + ")");
+  if (v.Has("head_dim")) m.head_size = v.Get("head_dim").Int(1, 1 << 12);
+  if (m.head_size == 0 && m.hidden % m.heads != 0)
+    v.Get("heads").Fail(std::to_string(m.heads) + " does not divide hidden (" + std::to_string(m.hidden) +
+                        "); give head_dim when the heads are not hidden / heads wide");
   if (m.heads % m.kv_heads != 0)
     v.Get("kv_heads").Fail(std::to_string(m.kv_heads) + " does not divide heads (" +
                            std::to_string(m.heads) + ")");
@@ -95,6 +111,7 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
   m.max_seq = v.Get("max_seq").Int(1, 1 << 24);
   m.layernorm = v.Get("norm").Choice({"rmsnorm", "layernorm"}) == "layernorm";
   m.bias = v.Has("bias") && v.Get("bias").Bool();
+  if (v.Has("moe")) m.moe = ParseMoe(v.Get("moe"), m);
   return m;
 }
 

@@ -11,6 +11,10 @@
 namespace pf {
 
 ModelSpec ParseModel(const YamlView& v, const std::string& default_name);
+// A model's `moe:` mapping (spec.h MoeSpec): experts, top_k, expert_ffn
+// (default: the model's ffn), shared_experts, shared_ffn (default:
+// expert_ffn).
+MoeSpec ParseMoe(const YamlView& v, const ModelSpec& m);
 GpuSpec ParseGpu(const YamlView& v, const std::string& name);
 // One entry of topologies/cpus.yaml (cores per socket), or an inline CPU.
 CpuSpec ParseCpuModel(const YamlView& v, const std::string& name);

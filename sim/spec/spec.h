@@ -58,6 +58,20 @@ struct VisionSpec {
 
 enum class ModelKind { kTransformer, kVision };
 
+// A mixture-of-experts MLP in every block (Shazeer et al. 2017; Mixtral,
+// Qwen-MoE, DeepSeek-MoE): a router sends each token to top_k of `experts`
+// routed experts, each a SwiGLU/GeLU MLP of width expert_ffn, and every
+// token also runs the `shared_experts` always-on experts of width
+// shared_ffn each. experts 0: the dense MLP of width ffn.
+struct MoeSpec {
+  int experts = 0;
+  int top_k = 0;
+  int expert_ffn = 0;
+  int shared_experts = 0;
+  int shared_ffn = 0;
+  bool enabled() const { return experts > 0; }
+};
+
 // A decoder-only transformer.
 struct ModelSpec {
   std::string name;
@@ -73,7 +87,14 @@ struct ModelSpec {
   int max_seq = 0;   // rows of a learned position table
   bool bias = false; // linear layers carry bias vectors
   bool layernorm = true;  // LayerNorm (weight + bias) vs RMSNorm (weight only)
-  int head_dim() const { return hidden / heads; }
+  MoeSpec moe;
+  // Width of one attention head when it is not hidden / heads (Qwen3:
+  // 128 at hidden 4096 and 64 heads); 0: hidden / heads.
+  int head_size = 0;
+  int head_dim() const { return head_size > 0 ? head_size : hidden / heads; }
+  // The width of the queries and of the attention output: heads x head_dim
+  // (= hidden unless head_size is set).
+  double q_dim() const { return double(heads) * head_dim(); }
   // kind vision: the fields above are unused; `vision` describes it.
   ModelKind kind = ModelKind::kTransformer;
   VisionSpec vision;
@@ -275,6 +296,22 @@ struct ParallelSpec {
   int hsdp = 0;
   // The DP ranks the ZeRO stage shards over: hsdp under HSDP, else dp.
   int shard_ranks() const { return zero == 3 && hsdp > 0 ? hsdp : dp; }
+  // Expert parallelism (Megatron-Core --expert-model-parallel-size): a
+  // mixture of experts' routed experts split over ep ranks, which exchange
+  // tokens all-to-all before and after them. A stage's tp x dp GPUs hold
+  // the experts as expert_tp x ep x (the rest: the expert-data-parallel
+  // replicas), GPU by GPU in that order (Megatron's expert rank order).
+  int ep = 1;
+  // Tensor parallelism inside each expert (--expert-tensor-parallel-size):
+  // tp (0, the default, as Megatron before 2024) or 1 (each expert whole on
+  // one GPU; its EP group then spans the TP ranks).
+  int expert_tp = 0;
+  int etp() const { return expert_tp > 0 ? expert_tp : tp; }
+  // DP ranks (workers) one EP group spans: ep x etp / tp.
+  int ep_workers() const { return ep * etp() / tp; }
+  // Replicas of each expert among a stage's GPUs, which reduce its
+  // gradients and shard its optimizer states: tp x dp / (ep x etp).
+  int expert_dp() const { return tp * dp / (ep * etp()); }
   // Data-parallel gradient reduction starts bucket by bucket during the
   // last backward (PyTorch DDP, FSDP, Megatron --overlap-grad-reduce) rather
   // than after it (Megatron-LM before 2023).
@@ -325,6 +362,16 @@ struct TrainingSpec {
   bool packing = true;
   int sample_len = 0;     // average tokens per sample (0: seq_len)
   double epochs = 0;      // when the job is given in epochs of data.size (job_tokens follows)
+  // A mixture of experts' routing, as the step's busiest expert rank sees
+  // it: with capacity_factor c > 0 every expert's buffer is padded to c x
+  // its mean share of tokens and tokens past it are dropped (GShard,
+  // DeepSpeed-MoE, Megatron --moe-pad-expert-input-to-capacity); with 0
+  // (dropless, Megatron's default) the busiest EP rank computes
+  // expert_imbalance x the mean, and the all-to-all waits for it.
+  double capacity_factor = 0;
+  double expert_imbalance = 1;
+  // Tokens per token the busiest expert rank computes: c, or the imbalance.
+  double expert_load() const { return capacity_factor > 0 ? capacity_factor : expert_imbalance; }
   // Sequences per micro-batch x micro-batches per step x dp = global_batch.
   int micro_batches_per_step(int dp) const {
     return static_cast<int>(global_batch / (static_cast<long long>(micro_batch) * dp));

@@ -265,6 +265,56 @@ Check Sharding(const ParallelSpec& p, Stack stack) {
   return {};
 }
 
+// A mixture of experts and its expert parallelism (spec.h ParallelSpec ep,
+// expert_tp): Megatron-Core's rules.
+Check Experts(const Scenario& s, int dp) {
+  const ParallelSpec& p = s.parallel;
+  const MoeSpec& moe = s.model.moe;
+  const TrainingSpec& t = s.training;
+  if (!moe.enabled()) {
+    if (p.ep > 1)
+      return SpecError{"parallel.ep", Str(p.ep) + " splits a mixture of experts' experts over GPUs; " + s.model.name +
+                                          " has none (accepted: 1, or a model with moe: {experts, top_k})"};
+    if (p.expert_tp > 0)
+      return SpecError{"parallel.expert_tp", "given, but " + s.model.name + " has no experts (drop it)"};
+    if (t.capacity_factor > 0 || t.expert_imbalance != 1)
+      return SpecError{t.capacity_factor > 0 ? "training.capacity_factor" : "training.expert_imbalance",
+                       "given, but " + s.model.name + " has no experts to route tokens to (drop it)"};
+    return {};
+  }
+  if (moe.experts % p.ep != 0) {
+    std::string divisors;
+    for (int k = 1; k <= moe.experts; ++k)
+      if (moe.experts % k == 0) divisors += (divisors.empty() ? "" : ", ") + Str(k);
+    return SpecError{"parallel.ep", Str(p.ep) + " does not divide the model's " + Str(moe.experts) +
+                                        " experts; accepted: " + divisors};
+  }
+  if (p.tp % p.etp() != 0)
+    return SpecError{"parallel.expert_tp", Str(p.etp()) + " does not divide tp (" + Str(p.tp) +
+                                               "); accepted: 1 or a divisor of tp"};
+  if (Product({p.ep, p.etp()}) % p.tp != 0)
+    return SpecError{"parallel.ep", Str(p.ep) + " x expert_tp " + Str(p.etp()) + " = " + Str(Product({p.ep, p.etp()})) +
+                                        " GPUs per EP group is not a multiple of tp (" + Str(p.tp) +
+                                        "): an EP group holds whole TP groups; accepted: ep a multiple of tp / expert_tp"};
+  if (Product({dp, p.cp}) % p.ep_workers() != 0)
+    return SpecError{"parallel.ep", Str(p.ep) + " expert ranks span " + Str(p.ep_workers()) +
+                                        " data-parallel ranks, which do not divide the " + Str(Product({dp, p.cp})) +
+                                        " of the layout (dp" + (p.cp > 1 ? " x cp" : "") +
+                                        "); accepted: ep x expert_tp / tp dividing them"};
+  if (p.tp > 1 && !p.sp)
+    return SpecError{"parallel.sp", "false, but a mixture of experts with tensor parallelism (tp = " + Str(p.tp) +
+                                        ") needs sequence parallelism (Megatron-Core: each TP rank routes its own "
+                                        "tokens); set parallel.sp: true"};
+  if (p.zero == 3)
+    return SpecError{"parallel.zero", "3 with a mixture of experts is not modelled (expert weights sharded over "
+                                      "their own groups); accepted: zero 0 to 2, or distributed_optimizer: true"};
+  if (t.method != Method::kFull)
+    return SpecError{"training.method", std::string("\"") + ToString(t.method) +
+                                            "\" on a mixture of experts is not modelled (adapters per expert); "
+                                            "accepted: full"};
+  return {};
+}
+
 Check Batch(const Scenario& s, int dp) {
   const ParallelSpec& p = s.parallel;
   const TrainingSpec& t = s.training;
@@ -370,6 +420,7 @@ std::optional<SpecError> Validate(const Scenario& s) {
   if (auto e = Sharding(p, s.training.stack)) return e;
   const int dp = p.dp_auto ? static_cast<int>(s.cluster.gpus() / Product({p.tp, p.cp, p.pp})) : p.dp;
   if (auto e = Batch(s, dp)) return e;
+  if (auto e = Experts(s, dp)) return e;
   if (auto e = Hardware(s)) return e;
   if (s.model.kind != ModelKind::kVision)
     if (auto e = TrainingStack(s)) return e;

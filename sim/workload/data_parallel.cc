@@ -11,16 +11,18 @@
 namespace pf {
 DataParallelEmitter::DataParallelEmitter(TaskGraph& g, const Scenario& s, int stage,
                                          const std::vector<StageCost>& chunks, int micro_batches)
-    : g_(g), s_(s), p_(s.parallel), chunks_(chunks), micro_batches_(micro_batches),
+    : g_(g), s_(s), p_(s.parallel), stage_(stage), chunks_(chunks), micro_batches_(micro_batches),
       group_(DpGroup(s.parallel, stage)), zero3_(s.parallel.zero == 3 && s.parallel.dp > 1),
       scatter_(chunks.size(), std::vector<std::vector<int>>(micro_batches)) {
-  for (const StageCost& c : chunks_) stage_params_ += c.params;
+  for (const StageCost& c : chunks_) stage_params_ += c.params, stage_experts_ += c.expert_params;
   if (zero3_) EmitZero3();
   else EmitBuckets();
+  if (ReducesExperts()) EmitExpertReductions();
   if (ParamGatherOverlapped()) EmitParamGather();
   if (p_.dp > 1 && !zero3_ && p_.zero < 2 && !p_.dp_overlap)
     late_reduce_ = g_.Collective("dp_grad_reduce", preflight::DP_COMM, DpKind(), group_,
-                                 Bytes(stage_params_ * ElementBytes(s_.training.precision)), 1, p_.tp);
+                                 Bytes((stage_params_ - stage_experts_) * ElementBytes(s_.training.precision)), 1,
+                                 p_.tp);
 }
 
 int Zero3CollectivesPerLayer(const Scenario& s) {
@@ -34,7 +36,34 @@ preflight::CollectiveKind DataParallelEmitter::DpKind() const {
 }
 
 Bytes DataParallelEmitter::GradBytes(int chunk) const {
-  return Bytes(chunks_[chunk].params * ElementBytes(s_.training.precision));
+  return Bytes((chunks_[chunk].params - chunks_[chunk].expert_params) * ElementBytes(s_.training.precision));
+}
+
+Bytes DataParallelEmitter::ExpertGradBytes(int chunk) const {
+  return Bytes(chunks_[chunk].expert_params * ElementBytes(s_.training.precision));
+}
+
+bool DataParallelEmitter::ReducesExperts() const { return stage_experts_ > 0 && p_.expert_dp() > 1; }
+
+// Megatron-Core keeps the routed experts' gradients in buckets of their own,
+// reduced over the expert-data-parallel group (the GPUs holding the same
+// experts, rank_layout.h ExpertDpGroup): one collective per group and chunk
+// after the chunk's backward, in the micro-batches the dense buckets reduce
+// in (with dp_overlap false, after the last one's backward).
+void DataParallelEmitter::EmitExpertReductions() {
+  expert_reduce_.assign(chunks_.size(), std::vector<std::vector<int>>(micro_batches_));
+  const int groups = p_.ep_workers();
+  std::vector<int> prev(groups, kNoTask);
+  for (int mb = 0; mb < micro_batches_; ++mb) {
+    if (!(ReducesIn(mb) || (!p_.dp_overlap && mb == micro_batches_ - 1))) continue;
+    for (size_t k = 0; k < chunks_.size(); ++k)
+      for (int r = 0; r < groups; ++r) {
+        int x = g_.Collective("ep_expert_grad_reduce", preflight::DP_COMM, DpKind(), ExpertDpGroup(p_, r, stage_),
+                              ExpertGradBytes(k), 1, p_.tp);
+        g_.Dep(x, prev[r]);
+        expert_reduce_[k][mb].push_back(prev[r] = x);
+      }
+  }
 }
 
 int DataParallelEmitter::Buckets(int chunk) const {
@@ -148,6 +177,9 @@ void DataParallelEmitter::BeforeSegment(int task, int d, bool forward, int chunk
 
 void DataParallelEmitter::AfterSegment(int last, int d, bool forward, int chunk, int micro_batch, int j) {
   if (forward) return;
+  if (!expert_reduce_.empty() && !expert_reduce_[chunk][micro_batch].empty() &&
+      j == Segments(false, chunk, micro_batch) - 1)
+    g_.Dep(expert_reduce_[chunk][micro_batch][d % p_.ep_workers()], last);
   if (zero3_) {
     g_.Dep(shards_[d / shard_size_].scatter[micro_batch][j], last);
     return;
@@ -167,7 +199,10 @@ void DataParallelEmitter::AfterSegment(int last, int d, bool forward, int chunk,
 
 int DataParallelEmitter::Optimizer(int gpu, int d, int last) {
   if (late_reduce_ != kNoTask) g_.Dep(late_reduce_, last);
-  const double params = stage_params_ / (p_.zero >= 1 ? p_.shard_ranks() : 1);
+  // Routed experts' states are sharded over their expert-DP group.
+  const double experts = ReducesExperts() ? stage_experts_ : 0;
+  const double params = p_.zero >= 1 ? (stage_params_ - experts) / p_.shard_ranks() + experts / p_.expert_dp()
+                                     : stage_params_;
   TaskSpan o;
   if (p_.offload == Offload::kNone) {
     o.first = o.last = g_.Compute(gpu, "optimizer",
@@ -186,14 +221,25 @@ int DataParallelEmitter::Optimizer(int gpu, int d, int last) {
     for (const auto& per_mb : shards_[d / shard_size_].scatter)
       for (int x : per_mb) g_.Dep(o.first, x);
   for (int x : replica_reduce_) g_.Dep(o.first, x);
+  for (const auto& per_mb : expert_reduce_)
+    for (const auto& groups : per_mb)
+      if (!groups.empty()) g_.Dep(o.first, groups[d % p_.ep_workers()]);
   return o.last;
 }
 
 void DataParallelEmitter::Finish(const std::vector<int>& optimizers) {
   if (p_.dp <= 1 || (p_.zero != 1 && p_.zero != 2) || ParamGatherOverlapped()) return;
+  const double experts = ReducesExperts() ? stage_experts_ : 0;
   int ag = g_.Collective("zero_param_gather", preflight::DP_COMM, preflight::ALL_GATHER, group_,
-                         Bytes(stage_params_ * ElementBytes(s_.training.precision)), 1, p_.tp);
+                         Bytes((stage_params_ - experts) * ElementBytes(s_.training.precision)), 1, p_.tp);
   for (int o : optimizers) g_.Dep(ag, o);
+  if (experts <= 0) return;
+  for (int r = 0; r < p_.ep_workers(); ++r) {  // each expert-DP group gathers its experts
+    int x = g_.Collective("ep_expert_param_gather", preflight::DP_COMM, preflight::ALL_GATHER,
+                          ExpertDpGroup(p_, r, stage_), Bytes(experts * ElementBytes(s_.training.precision)), 1,
+                          p_.tp);
+    for (int d = r; d < p_.dp; d += p_.ep_workers()) g_.Dep(x, optimizers[d]);
+  }
 }
 
 }  // namespace pf

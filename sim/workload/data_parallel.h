@@ -55,17 +55,21 @@ class DataParallelEmitter {
 
  private:
   preflight::CollectiveKind DpKind() const;  // reduce-scatter under ZeRO, else all-reduce
-  Bytes GradBytes(int chunk) const;
+  Bytes GradBytes(int chunk) const;  // the dense parameters' (experts' apart under EP)
+  Bytes ExpertGradBytes(int chunk) const;
+  bool ReducesExperts() const;
   int Buckets(int chunk) const;
   bool ReducesIn(int micro_batch) const;
   void EmitZero3();
   void EmitBuckets();
   void EmitParamGather();
+  void EmitExpertReductions();
   bool ParamGatherOverlapped() const;
 
   TaskGraph& g_;
   const Scenario& s_;
   const ParallelSpec& p_;
+  const int stage_;
   const std::vector<StageCost>& chunks_;
   const int micro_batches_;
   const std::vector<int> group_;  // the stage's DP group (lane 0)
@@ -83,6 +87,10 @@ class DataParallelEmitter {
   int shard_size_ = 1;                   // DP ranks per shard group
   std::vector<int> replica_reduce_;      // HSDP: gradient all-reduces across the groups
   std::vector<std::vector<int>> param_gather_;  // overlapped: [chunk][bucket]
+  // Expert parallelism: each chunk's routed-expert gradients, reduced over
+  // each expert-DP group after its backward: [chunk][micro-batch][group].
+  std::vector<std::vector<std::vector<int>>> expert_reduce_;
+  double stage_experts_ = 0;  // routed-expert parameters per GPU, all chunks
   int late_reduce_ = kNoTask;      // reduction after the pipeline flush
   std::unordered_set<int> issued_;  // buckets already on the stream
   int last_bucket_ = kNoTask;       // the last bucket issued on the stream

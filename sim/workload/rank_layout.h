@@ -33,6 +33,31 @@ inline std::vector<int> CpGroup(const ParallelSpec& p, int d, int stage) {
   return g;
 }
 
+// Expert parallelism (ParallelSpec ep, etp()): a stage's tp x dp GPUs, in
+// order, as etp x ep x expert_dp. DP rank d's EP group spans the
+// ep_workers() DP ranks of its block; lane 0 is its GPUs of expert-TP rank
+// 0, one every etp, and the etp lanes are offset by 1.
+struct LaneGroup {
+  std::vector<int> gpus;
+  int lanes = 1;
+};
+inline LaneGroup EpGroup(const ParallelSpec& p, int d, int stage) {
+  LaneGroup g;
+  const int first = d - d % p.ep_workers(), base = GpuIndex(p, 0, first, stage), etp = p.etp();
+  for (int i = 0; i < p.ep; ++i) g.gpus.push_back(base + etp * i);
+  g.lanes = etp;
+  return g;
+}
+// The workers holding the same experts as DP rank d on `stage` (its
+// expert-data-parallel group): every ep_workers()-th DP rank from d's place
+// in its block; lanes tp.
+inline std::vector<int> ExpertDpGroup(const ParallelSpec& p, int d, int stage) {
+  std::vector<int> g;
+  const int w = p.ep_workers();
+  for (int r = d % w; r < p.dp; r += w) g.push_back(GpuIndex(p, 0, r, stage));
+  return g;
+}
+
 // The workers (TP rank 0) of every DP rank on `stage`: lane 0 of its DP groups.
 inline std::vector<int> DpGroup(const ParallelSpec& p, int stage) {
   std::vector<int> g;

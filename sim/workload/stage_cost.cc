@@ -3,6 +3,7 @@
 #include "sim/model/compute_model.h"
 #include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
+#include "sim/model/moe.h"
 #include "sim/model/stack.h"
 #include "sim/model/vision.h"
 
@@ -46,11 +47,28 @@ Work LayerBackward(const Scenario& s, const std::vector<Op>& fwd_ops, Work fwd, 
 // reduce-scatter and an all-gather, emitted in pairs); recompute repeats the forward ones; the
 // vocabulary-parallel embedding adds one on the first stage and the
 // column-parallel LM head's input gradient one in backward on the last.
+// With whole experts on each GPU (expert_tp 1) and no shared experts, a
+// mixture of experts' MLP has no TP collectives: the token all-to-all
+// replaces them.
 void TensorParallelCounts(const Scenario& s, bool first, bool last, StageCost& c) {
   if (s.parallel.tp <= 1) return;
-  c.tp_fwd = 2 * c.layers + (first ? 1 : 0);
-  c.tp_bwd = 2 * c.layers + (s.training.recompute == Recompute::kFull ? 2 * c.layers : 0) +
+  const MoeSpec& moe = s.model.moe;
+  const int per_layer = moe.enabled() && s.parallel.etp() == 1 && moe.shared_experts == 0 ? 1 : 2;
+  c.tp_fwd = per_layer * c.layers + (first ? 1 : 0);
+  c.tp_bwd = per_layer * c.layers + (s.training.recompute == Recompute::kFull ? per_layer * c.layers : 0) +
              (last ? 1 : 0);
+}
+
+// A mixture of experts over ep > 1 ranks (Megatron-Core's all-to-all token
+// dispatcher): each layer's forward dispatches its tokens to their experts
+// and combines the results back, the backward sends their gradients the
+// same two ways, and full recompute repeats the forward's.
+void ExpertCounts(const Scenario& s, StageCost& c) {
+  const ParallelSpec& p = s.parallel;
+  if (!s.model.moe.enabled() || p.ep <= 1) return;
+  c.ep_fwd = 2 * c.layers;
+  c.ep_bwd = 2 * c.layers + (s.training.recompute == Recompute::kFull ? 2 * c.layers : 0);
+  c.ep_bytes = DispatchBytes(s.model, s.training, p);
 }
 
 // A vision model's whole network, forward and backward, for one
@@ -95,7 +113,9 @@ StageCost CostOfStage(const Scenario& s, int vstage) {
   }
   c.layer_weights = CountParams(m).per_layer / p.tp;
   c.params = frozen ? t.lora_rank * AdapterWidthPerLayer(m, t) * c.layers / p.tp : held.total();
+  if (!frozen && p.ep > 1) c.expert_params = held.experts;
   TensorParallelCounts(s, first, last, c);
+  ExpertCounts(s, c);
   if (p.context_group > 1) {  // ring attention's K/V exchange, as Llama 3's all-gather of K and V
     c.cp_fwd = c.layers;
     c.cp_bwd = 2 * c.layers + (t.recompute == Recompute::kFull ? c.layers : 0);

@@ -19,7 +19,13 @@ struct StageCost {
   // sequence's K and V on one TP rank).
   int cp_fwd = 0, cp_bwd = 0;
   Bytes cp_bytes;
+  // Expert parallelism: the token all-to-alls per micro-batch (dispatch and
+  // combine per layer forward, their gradients backward, again with full
+  // recompute) over the EP group, each of ep_bytes per GPU.
+  int ep_fwd = 0, ep_bwd = 0;
+  Bytes ep_bytes;
   double params = 0;           // trainable parameters per TP rank
+  double expert_params = 0;    // of which routed experts reduced over the expert-DP ranks (ep > 1)
   double layer_weights = 0;    // one layer's parameters per TP rank
 };
 

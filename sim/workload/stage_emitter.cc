@@ -1,6 +1,7 @@
 #include "sim/workload/stage_emitter.h"
 
 #include "sim/workload/data_parallel.h"
+#include "sim/workload/expert_parallel.h"
 #include "sim/workload/rank_layout.h"
 #include "sim/workload/schedule_1f1b.h"
 #include "sim/workload/stage_cost.h"
@@ -21,10 +22,10 @@ namespace {
 class Worker {
  public:
   Worker(TaskGraph& g, const Scenario& s, int stage, int d, const std::vector<StageCost>& chunks,
-         DataParallelEmitter& dp, Bytes hidden, PipelineLinks& links)
+         DataParallelEmitter& dp, ExpertExchange& ep, Bytes hidden, PipelineLinks& links)
       : g_(g), p_(s.parallel), stage_(stage), d_(d), gpu_(GpuIndex(s.parallel, 0, d, stage)),
         tp_group_(TpGroup(s.parallel, d, stage)), cp_group_(CpGroup(s.parallel, d, stage)), chunks_(chunks),
-        dp_(dp), hidden_(hidden),
+        dp_(dp), ep_(ep), hidden_(hidden),
         links_(links) {}
 
   // Emits every op, then the optimizer; returns the optimizer task.
@@ -93,6 +94,11 @@ class Worker {
         g_.Dep(join, x);
         last_ = join;
       }
+      // A mixture of experts' token all-to-alls, which wait for the whole
+      // EP group (blocking, as Megatron-Core's dispatcher by default).
+      const int ep_count = op.forward ? c.ep_fwd : c.ep_bwd;
+      const int ep_here = ep_count / segs + (j < ep_count % segs ? 1 : 0);
+      if (ep_here > 0) last_ = ep_.After(last_, d_, c, op.forward, k, mb, j, ep_here);
       dp_.AfterSegment(last_, d_, op.forward, k, mb, j);
     }
     (op.forward ? links_.fwd_out : links_.bwd_out)[vs][d_][mb] = last_;
@@ -104,6 +110,7 @@ class Worker {
   const std::vector<int> tp_group_, cp_group_;
   const std::vector<StageCost>& chunks_;
   DataParallelEmitter& dp_;
+  ExpertExchange& ep_;
   const Bytes hidden_;
   PipelineLinks& links_;
   int last_ = kNoTask;  // the previous blocking task on this GPU
@@ -118,9 +125,10 @@ void EmitStage(TaskGraph& g, const Scenario& s, int stage, int micro_batches, By
   std::vector<StageCost> chunks;  // the model chunks this stage holds
   for (int k = 0; k < p.vp; ++k) chunks.push_back(CostOfStage(s, k * p.pp + stage));
   DataParallelEmitter dp(g, s, stage, chunks, micro_batches);
+  ExpertExchange ep(g, s, stage);
   std::vector<int> optimizers;
   for (int d = 0; d < p.dp; ++d)
-    optimizers.push_back(Worker(g, s, stage, d, chunks, dp, hidden, links).Run(micro_batches));
+    optimizers.push_back(Worker(g, s, stage, d, chunks, dp, ep, hidden, links).Run(micro_batches));
   dp.Finish(optimizers);
 }
 

@@ -1,0 +1,97 @@
+#include "sim/model/moe.h"
+
+namespace pf {
+
+int FfnMatrices(const ModelSpec& m) { return m.ffn_kind == FfnKind::kSwiglu ? 3 : 2; }
+
+double MlpParams(const ModelSpec& m) {
+  const double h = m.hidden, per = FfnMatrices(m) * h;
+  if (!m.moe.enabled()) return per * m.ffn;
+  const MoeSpec& x = m.moe;
+  return h * x.experts + per * (double(x.experts) * x.expert_ffn + double(x.shared_experts) * x.shared_ffn);
+}
+
+double RoutedExpertParams(const ModelSpec& m) {
+  if (!m.moe.enabled()) return 0;
+  return FfnMatrices(m) * double(m.hidden) * m.moe.experts * m.moe.expert_ffn;
+}
+
+double ActiveMlpParams(const ModelSpec& m) {
+  if (!m.moe.enabled()) return MlpParams(m);
+  const MoeSpec& x = m.moe;
+  const double h = m.hidden;
+  return h * x.experts +
+         FfnMatrices(m) * h * (double(x.top_k) * x.expert_ffn + double(x.shared_experts) * x.shared_ffn);
+}
+
+double MlpWidth(const ModelSpec& m, const TrainingSpec& t) {
+  if (!m.moe.enabled()) return m.ffn;
+  const MoeSpec& x = m.moe;
+  return double(x.top_k) * x.expert_ffn * t.expert_load() + double(x.shared_experts) * x.shared_ffn;
+}
+
+namespace {
+
+Op Gemm(std::string name, double m, double k, double n, double e) {
+  return {std::move(name), OpKind::kGemm, Flops(2 * m * k * n), Bytes(e * (m * k + k * n + m * n)), m, n, k};
+}
+
+// An MLP of width f split by `split` on `tokens` tokens: up (and gate) by
+// columns, down by rows.
+void Mlp(const ModelSpec& m, const std::string& name, double tokens, double f, int split, double e, bool separate,
+         std::vector<Op>& ops) {
+  const double h = m.hidden, w = f / split;
+  const bool swiglu = m.ffn_kind == FfnKind::kSwiglu;
+  if (!separate) {
+    ops.push_back(Gemm(name + "_up", tokens, h, swiglu ? 2 * w : w, e));
+  } else {
+    if (swiglu) ops.push_back(Gemm(name == "mlp" ? "gate_proj" : name + "_gate", tokens, h, w, e));
+    ops.push_back(Gemm(name == "mlp" ? "up_proj" : name + "_up", tokens, h, w, e));
+  }
+  ops.push_back(Gemm(name + "_down", tokens, w, h, e));
+}
+
+}  // namespace
+
+std::vector<Op> MlpGemms(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p, double tokens, double e,
+                         bool separate) {
+  std::vector<Op> ops;
+  if (!m.moe.enabled()) {
+    Mlp(m, "mlp", tokens, m.ffn, p.tp, e, separate, ops);
+    return ops;
+  }
+  const MoeSpec& x = m.moe;
+  // The router's logits on the rank's tokens (sequence parallel: 1/tp).
+  ops.push_back(Gemm("router", tokens / p.tp, m.hidden, x.experts, e));
+  // The routed tokens the GPU's experts compute: its EP group's tokens x
+  // top_k x load spread over the experts, each local expert taking its
+  // share (with expert_tp = tp every TP rank sees its group's tokens and a
+  // 1/tp slice of each expert; with 1, a GPU its own tokens' share, whole).
+  const int local = x.experts / p.ep;
+  const double group_tokens = tokens * (p.expert_tp == 1 ? 1.0 / p.tp : 1.0);
+  const double per_expert = group_tokens * x.top_k * t.expert_load() * p.ep / x.experts;
+  for (int i = 0; i < local; ++i) Mlp(m, "expert", per_expert, x.expert_ffn, p.expert_tp, e, false, ops);
+  if (x.shared_experts > 0) Mlp(m, "shared_expert", tokens, double(x.shared_experts) * x.shared_ffn, p.tp, e, false, ops);
+  return ops;
+}
+
+void PermuteOps(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p, Pass pass, std::vector<Op>& ops) {
+  if (!m.moe.enabled()) return;
+  // The GPU's own tokens (seq_len / tp of each sequence under sequence
+  // parallelism) and their routed copies, each read and written once.
+  const double e = ActivationBytes(t.precision), h = m.hidden;
+  const double tokens = t.tokens_per_micro_batch() / p.tp;
+  const double copies = tokens * m.moe.top_k * t.expert_load();
+  const double once = e * h * (tokens + copies);
+  const double k = pass == Pass::kBackward ? 2 : 1;
+  ops.push_back({"moe_permute", OpKind::kMemory, Flops(0), Bytes(k * once)});
+  ops.push_back({"moe_unpermute", OpKind::kMemory, Flops(0), Bytes(k * once)});
+}
+
+Bytes DispatchBytes(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p) {
+  if (!m.moe.enabled()) return Bytes(0);
+  return Bytes(t.tokens_per_micro_batch() / p.tp * m.moe.top_k * t.expert_load() * m.hidden *
+               ActivationBytes(t.precision));
+}
+
+}  // namespace pf

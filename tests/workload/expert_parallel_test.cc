@@ -1,0 +1,137 @@
+// Expert parallelism in the task graph: the token all-to-alls per layer over
+// each EP group (shared by its workers, spanning TP ranks when experts are
+// whole on one GPU), the experts' gradients reduced over their expert-DP
+// groups only, and the all-to-all's flows over the links it really crosses.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "sim/collectives/flows.h"
+#include "sim/model/memory_model.h"
+#include "sim/model/model_math.h"
+#include "sim/model/moe.h"
+#include "sim/scenario/scenario_loader.h"
+#include "sim/workload/stage_cost.h"
+#include "sim/workload/workload_builder.h"
+#include "tests/test_util.h"
+
+namespace pf {
+namespace {
+
+const std::string kMixtral = testing_util::kRoot + "/tests/data/recipes/mlm_moe_mixtral_8x7b_64xH100.yaml";
+
+// Mixtral 8x7B on two nodes, TP2 with whole experts on each GPU (expert TP
+// 1): an EP group of 8 GPUs is 4 TP groups.
+const std::vector<std::string> kWholeExperts = {"cluster.nodes=2",       "parallel.tp=2", "parallel.sp=true",
+                                                "parallel.pp=1",         "parallel.vp=1", "parallel.dp=8",
+                                                "parallel.expert_tp=1",  "training.global_batch=32"};
+
+TEST(ExpertParallel, MixtralCountsAsPublished) {
+  const ModelSpec m = LoadScenario(kMixtral).model;
+  // The Hugging Face checkpoint's tensors (Jiang et al. 2024: 46.7B, 12.9B active).
+  EXPECT_DOUBLE_EQ(CountParams(m).total(m.layers), 46702792704.0);
+  EXPECT_DOUBLE_EQ(CountParams(m).active(m.layers), 12879925248.0);
+  // Forward FLOPs per token: 2 x the active weights a token multiplies by
+  // (the router's included), plus attention.
+  const TokenFlops f = ForwardFlopsPerToken(m, 4096);
+  const ParamCount pc = CountParams(m);
+  EXPECT_NEAR(f.layer_matmul, 2 * (pc.active_per_layer - 2 * m.hidden), 1);  // less the 2 RMSNorm weights
+}
+
+TEST(ExpertParallel, AllToAllsPerLayerOverEachEpGroup) {
+  const Scenario s = LoadScenario(kMixtral);
+  const preflight::Workload w = BuildWorkload(s);
+  const int M = s.training.micro_batches_per_step(s.parallel.dp), L = s.model.layers;
+  const int blocks = s.parallel.dp / s.parallel.ep_workers();  // EP groups per stage
+  double fwd = 0, bwd = 0;
+  for (const auto& t : w.tasks()) {
+    if (t.category() != preflight::EP_COMM) continue;
+    ASSERT_EQ(t.collective().kind(), preflight::ALL_TO_ALL);
+    (t.name() == "ep_all_to_all_fwd" ? fwd : bwd) += t.collective().count();
+    ASSERT_EQ(t.collective().gpus_size(), 8);  // TP1: 8 consecutive GPUs, one node
+    for (int k = 0; k < 8; ++k) EXPECT_EQ(t.collective().gpus(k), t.collective().gpus(0) + k);
+    EXPECT_EQ(t.collective().gpus(0) % 8, 0);
+    EXPECT_EQ(t.collective().lanes(), 1u);
+    // Each carries the GPU's 4096 tokens x 2 copies of 4096 bf16 values.
+    EXPECT_DOUBLE_EQ(t.collective().size_bytes(), 4096.0 * 2 * 4096 * 2);
+  }
+  EXPECT_EQ(fwd, 2.0 * blocks * M * L);  // dispatch + combine per layer, every stage's layers once
+  EXPECT_EQ(bwd, 2.0 * blocks * M * L);
+}
+
+TEST(ExpertParallel, WholeExpertsSpanTheTpRanks) {
+  const Scenario s = LoadScenario(kMixtral, kWholeExperts);
+  EXPECT_EQ(s.parallel.ep_workers(), 4);
+  EXPECT_EQ(s.parallel.expert_dp(), 2);
+  const preflight::Workload w = BuildWorkload(s);
+  std::set<uint32_t> firsts;
+  for (const auto& t : w.tasks()) {
+    if (t.category() != preflight::EP_COMM) continue;
+    ASSERT_EQ(t.collective().gpus_size(), 8);  // every GPU of 4 TP groups, one lane
+    EXPECT_EQ(t.collective().lanes(), 1u);
+    for (int k = 0; k < 8; ++k) EXPECT_EQ(t.collective().gpus(k), t.collective().gpus(0) + k);
+    firsts.insert(t.collective().gpus(0));
+  }
+  EXPECT_EQ(firsts, (std::set<uint32_t>{0, 8}));  // one EP group per node
+  // No TP collective around the experts: one reduce-scatter + all-gather
+  // pair per layer (attention), not two.
+  const StageCost c = CostOfStage(s, 0);
+  EXPECT_EQ(c.tp_fwd, s.model.layers + 1);
+  // The experts' gradients: over the GPUs holding the same experts, GPU g
+  // with g + 8 (lane 0 of TP groups 0 and 4, lanes tp).
+  int reductions = 0;
+  for (const auto& t : w.tasks()) {
+    if (t.name() != "ep_expert_grad_reduce") continue;
+    ++reductions;
+    ASSERT_EQ(t.collective().gpus_size(), 2);
+    EXPECT_EQ(t.collective().gpus(1) - t.collective().gpus(0), 8u);
+    EXPECT_EQ(t.collective().lanes(), 2u);
+    EXPECT_DOUBLE_EQ(t.collective().size_bytes(), c.expert_params * 2);
+  }
+  EXPECT_EQ(reductions, s.parallel.ep_workers());  // one per group, after the last backward
+}
+
+TEST(ExpertParallel, ExpertsSplitTheirWeightsAndShardTheirStatesOverExpertDp) {
+  const Scenario s = LoadScenario(kMixtral, kWholeExperts);
+  const ModelSpec& m = s.model;
+  const ParamCount pc = CountParams(m);
+  const StageParams held = ParamsPerTpRank(m, s.parallel, 0);
+  // One of 8 experts per GPU, whole; the rest split over TP2.
+  EXPECT_DOUBLE_EQ(held.experts, pc.routed_per_layer / 8 * m.layers);
+  EXPECT_DOUBLE_EQ(held.layers, (pc.per_layer - pc.routed_per_layer) * m.layers / 2 + held.experts);
+  // Distributed optimizer: 12 B per parameter, the dense ones over the 8 DP
+  // ranks, the experts over their 2 replicas.
+  const MemoryBreakdown mem = EstimateMemory(s);
+  const double dense = held.total() - held.experts;
+  EXPECT_NEAR(mem.optimizer.value(), 12 * (dense / 8 + held.experts / 2), 1);
+  EXPECT_NEAR(mem.weights.value(), 2 * held.total(), 1);
+}
+
+TEST(ExpertParallel, ImbalanceSlowsTheBusiestRanksExpertsAndItsAllToAll) {
+  const Scenario even = LoadScenario(kMixtral);
+  const Scenario hot = LoadScenario(kMixtral, {"training.expert_imbalance=1.5"});
+  const StageCost a = CostOfStage(even, 1), b = CostOfStage(hot, 1);
+  EXPECT_DOUBLE_EQ(b.ep_bytes.value() / a.ep_bytes.value(), 1.5);
+  EXPECT_GT(b.fwd.seconds.value(), 1.2 * a.fwd.seconds.value());  // the experts are most of a layer
+  // A capacity factor pads every expert to it, dropping what is past it.
+  const Scenario padded = LoadScenario(kMixtral, {"training.capacity_factor=1.25", "training.expert_imbalance=1.5"});
+  EXPECT_DOUBLE_EQ(CostOfStage(padded, 1).ep_bytes.value() / a.ep_bytes.value(), 1.25);
+}
+
+TEST(ExpertParallel, AllToAllFlowsCrossEveryNodePair) {
+  // 16 GPUs on 2 nodes of 8: each sends S/16 to each rank, 7 of them local.
+  std::vector<int> group;
+  for (int g = 0; g < 16; ++g) group.push_back(g);
+  const Bytes S(16e6);
+  double local = 0, remote = 0;
+  for (const Flow& f : CollectiveFlows(CollectiveKind::kAllToAll, Algorithm::kRing, group, 8, S)) {
+    const bool across = f.src / 8 != f.dst / 8;
+    (across ? remote : local) += f.bytes.value();
+    if (across) EXPECT_EQ(f.dst % 8, f.src % 8);  // over its own rail
+  }
+  EXPECT_DOUBLE_EQ(local, 16 * 7e6);
+  EXPECT_DOUBLE_EQ(remote, 16 * 8e6);
+}
+
+}  // namespace
+}  // namespace pf
