@@ -29,6 +29,7 @@ void BM_Simulate(benchmark::State& state, const std::string& file, std::vector<s
     benchmark::DoNotOptimize(r.step);
     state.counters["tasks"] = r.step ? r.step->tasks : 0;
     state.counters["flows"] = r.step ? double(r.step->flows) : 0;
+    state.counters["step_s"] = r.step ? r.step->step_time.value() : 0;
   }
   // The peak resident memory so far of this process and of the child
   // processes the simulations run in (run one bench with
@@ -104,6 +105,16 @@ BENCHMARK_CAPTURE(BM_Simulate, gpt3_175b_16384xA100, std::string("scenarios/gpt3
 // The issue "Large-scale recipes": Llama 3.1 405B at 16,384 H100 GPUs (TP8
 // PP16 VP4 DP128, SP, ZeRO-2 under FSDP) in under 60 s and 4 GiB.
 BENCHMARK_CAPTURE(BM_Simulate, llama3_405b_16384xH100, std::string("scenarios/llama3_405b_16kxH100.yaml"))
+    ->Unit(benchmark::kMillisecond)->Iterations(1);
+// Mixtures of experts: Mixtral 8x7B EP8 (the all-to-all inside each
+// node), and Qwen3-235B-A22B EP32 over 4 nodes with DeepEP, the model zoo's
+// 19.7 s step (tests/data/recipes/mmz_qwen3_235b_256xH100.yaml).
+BENCHMARK_CAPTURE(BM_Simulate, mixtral_8x7b_64xH100, std::string("scenarios/mixtral_8x7b_64xH100.yaml"))
+    ->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_Simulate, qwen3_235b_256xH100_deepep, std::string("tests/data/recipes/mmz_qwen3_235b_256xH100.yaml"))
+    ->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_Simulate, qwen3_235b_256xH100_all_to_all, std::string("tests/data/recipes/mmz_qwen3_235b_256xH100.yaml"),
+                  std::vector<std::string>{"parallel.ep_dispatcher=all_to_all"})
     ->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK_CAPTURE(BM_Simulate, mpt7b_16xA100_zero2_25gbps, std::string("scenarios/foundry_mpt7b_8xA100.yaml"),
                   std::vector<std::string>{"cluster.nodes=2", "parallel.dp=16", "parallel.zero=2",

@@ -40,16 +40,18 @@ std::vector<Flow> CollectiveFlows(CollectiveKind kind, Algorithm algorithm, cons
   const int m = static_cast<int>(nodes.size());
   if (kind == CollectiveKind::kAllToAll) {
     // Each GPU sends S / n to every rank: to its node's k - 1 others over
-    // NVLink (as one flow to its successor), and k x S / n to each other
-    // node, over the rail of the same local rank (NCCL's PXN moves a
-    // message to the GPU on the destination's rail first).
+    // NVLink (as one flow to its successor), and k x S / n to each of the
+    // m - 1 other nodes over the rail of its local rank (NCCL's PXN moves a
+    // message to the GPU on the destination's rail first). The remote bytes
+    // go as one flow to the next node, as a ring's do: the same bytes
+    // through every NIC, and two flows per GPU rather than m.
     for (int a = 0; a < m; ++a) {
       const auto& local = nodes[a];
+      const auto& next = nodes[(a + 1) % m];
       const int per = static_cast<int>(local.size());
       for (int j = 0; j < per; ++j) {
         if (per > 1) flows.push_back({local[j], local[(j + 1) % per], size * (double(per - 1) / n)});
-        for (int b = 0; b < m; ++b)
-          if (b != a) flows.push_back({local[j], nodes[b][j % nodes[b].size()], size * (double(per) / n)});
+        flows.push_back({local[j], next[j % next.size()], size * (double(per) * (m - 1) / n)});
       }
     }
     return flows;

@@ -30,7 +30,8 @@ GroupShape ShapeOf(const std::vector<int>& group, int gpus_per_node);
 //   as NCCL's tuner models it);
 // - NVLS: each GPU sends its S bytes through the switch (to its successor);
 // - all-to-all across nodes: each GPU sends S (k-1)/n to its in-node
-//   successor and S k/n to the GPU of its local rank on every other node.
+//   successor and S k (m-1)/n (k S / n for each other node) to the GPU of
+//   its local rank on the next node.
 std::vector<Flow> CollectiveFlows(CollectiveKind kind, Algorithm algorithm, const std::vector<int>& group,
                                   int gpus_per_node, Bytes size);
 

@@ -1,5 +1,7 @@
 #include "sim/model/moe.h"
 
+#include <algorithm>
+
 namespace pf {
 
 int FfnMatrices(const ModelSpec& m) { return m.ffn_kind == FfnKind::kSwiglu ? 3 : 2; }
@@ -86,6 +88,14 @@ void PermuteOps(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p,
   const double k = pass == Pass::kBackward ? 2 : 1;
   ops.push_back({"moe_permute", OpKind::kMemory, Flops(0), Bytes(k * once)});
   ops.push_back({"moe_unpermute", OpKind::kMemory, Flops(0), Bytes(k * once)});
+}
+
+double NodesPerToken(const MoeSpec& x, int nodes) {
+  if (nodes <= 1) return 1;
+  const double E = x.experts, away = E - E / nodes;
+  double none_here = 1;  // no expert of a given node among the k
+  for (int i = 0; i < x.top_k; ++i) none_here *= std::max(0.0, away - i) / (E - i);
+  return nodes * (1 - none_here);
 }
 
 Bytes DispatchBytes(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p) {

@@ -44,6 +44,11 @@ std::vector<Op> MlpGemms(const ModelSpec& m, const TrainingSpec& t, const LayerS
 // Nothing for a dense model.
 void PermuteOps(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p, Pass pass, std::vector<Op>& ops);
 
+// The nodes a token's top_k experts sit on, on average, with the experts
+// spread evenly over `nodes` nodes and chosen uniformly (the balanced
+// routing the load factor scales): nodes x (1 - C(E - E/nodes, k) / C(E, k)).
+double NodesPerToken(const MoeSpec& x, int nodes);
+
 // Bytes one GPU sends in one token all-to-all (dispatch or combine) of one
 // micro-batch: its seq_len / tp tokens (sequence parallelism) x top_k
 // copies of the hidden state, x the expert load (the busiest rank's).

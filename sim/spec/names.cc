@@ -43,6 +43,11 @@ const NameTable<DataFormat>& NamesOf(DataFormat) {
   return t;
 }
 
+const NameTable<Dispatcher>& NamesOf(Dispatcher) {
+  static const NameTable<Dispatcher> t = {{Dispatcher::kAllToAll, "all_to_all"}, {Dispatcher::kDeepEp, "deepep"}};
+  return t;
+}
+
 const NameTable<Offload>& NamesOf(Offload) {
   static const NameTable<Offload> t = {{Offload::kNone, "none"}, {Offload::kCpu, "cpu"}, {Offload::kNvme, "nvme"}};
   return t;

@@ -30,6 +30,7 @@ const NameTable<Stack>& NamesOf(Stack);
 const NameTable<LoraTarget>& NamesOf(LoraTarget);
 const NameTable<DataFormat>& NamesOf(DataFormat);
 const NameTable<Offload>& NamesOf(Offload);
+const NameTable<Dispatcher>& NamesOf(Dispatcher);
 const NameTable<PriceMode>& NamesOf(PriceMode);
 
 // The spelling of `e` ("" if the table lacks it, which is a bug).

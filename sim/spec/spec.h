@@ -252,6 +252,12 @@ int LeafUplinks(const ClusterSpec& c);
 int SwitchHops(const ClusterSpec& c, int a, int b);
 
 enum class Offload { kNone, kCpu, kNvme };
+// How expert parallelism moves tokens (Megatron-Core --moe-token-dispatcher-
+// type): an NCCL all-to-all sending every routed copy of a token to its
+// expert's GPU, or DeepEP's kernels (--moe-enable-deepep), which send a
+// token over RDMA once per destination node and fan it out to the node's
+// experts over NVLink (deepseek-ai/DeepEP README, "normal kernels").
+enum class Dispatcher { kAllToAll, kDeepEp };
 
 struct ParallelSpec {
   int tp = 1, pp = 1, dp = 1;
@@ -307,6 +313,7 @@ struct ParallelSpec {
   // one GPU; its EP group then spans the TP ranks).
   int expert_tp = 0;
   int etp() const { return expert_tp > 0 ? expert_tp : tp; }
+  Dispatcher dispatcher = Dispatcher::kAllToAll;
   // DP ranks (workers) one EP group spans: ep x etp / tp.
   int ep_workers() const { return ep * etp() / tp; }
   // Replicas of each expert among a stage's GPUs, which reduce its

@@ -275,8 +275,9 @@ Check Experts(const Scenario& s, int dp) {
     if (p.ep > 1)
       return SpecError{"parallel.ep", Str(p.ep) + " splits a mixture of experts' experts over GPUs; " + s.model.name +
                                           " has none (accepted: 1, or a model with moe: {experts, top_k})"};
-    if (p.expert_tp > 0)
-      return SpecError{"parallel.expert_tp", "given, but " + s.model.name + " has no experts (drop it)"};
+    if (p.expert_tp > 0 || p.dispatcher != Dispatcher::kAllToAll)
+      return SpecError{p.expert_tp > 0 ? "parallel.expert_tp" : "parallel.ep_dispatcher",
+                       "given, but " + s.model.name + " has no experts (drop it)"};
     if (t.capacity_factor > 0 || t.expert_imbalance != 1)
       return SpecError{t.capacity_factor > 0 ? "training.capacity_factor" : "training.expert_imbalance",
                        "given, but " + s.model.name + " has no experts to route tokens to (drop it)"};
@@ -301,6 +302,14 @@ Check Experts(const Scenario& s, int dp) {
                                         " data-parallel ranks, which do not divide the " + Str(Product({dp, p.cp})) +
                                         " of the layout (dp" + (p.cp > 1 ? " x cp" : "") +
                                         "); accepted: ep x expert_tp / tp dividing them"};
+  const int per_node = s.cluster.node.gpus_per_node;
+  if (p.dispatcher == Dispatcher::kDeepEp && p.etp() != 1)
+    return SpecError{"parallel.ep_dispatcher", "\"deepep\" sends whole tokens to whole experts, but expert_tp is " +
+                                                   Str(p.etp()) + "; set parallel.expert_tp: 1"};
+  if (p.dispatcher == Dispatcher::kDeepEp && p.ep > per_node && p.ep % per_node != 0)
+    return SpecError{"parallel.ep_dispatcher", "\"deepep\" forwards tokens within whole nodes, but ep " + Str(p.ep) +
+                                                   " is not a multiple of the node's " + Str(per_node) +
+                                                   " GPUs; accepted: ep up to " + Str(per_node) + " or a multiple of it"};
   if (p.tp > 1 && !p.sp)
     return SpecError{"parallel.sp", "false, but a mixture of experts with tensor parallelism (tp = " + Str(p.tp) +
                                         ") needs sequence parallelism (Megatron-Core: each TP rank routes its own "

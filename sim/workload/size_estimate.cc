@@ -58,7 +58,17 @@ SimulationSize EstimateSimulationSize(const Scenario& s) {
   const double sends = 2 * (p.pp * V - 1) * p.dp * M;
   SimulationSize out;
   const double loader = s.data.enabled ? 3 * M * p.dp : 0;  // read, decode, copy per micro-batch
-  out.tasks = p.pp * (p.dp * per_worker + dp_collectives) + sends + p.dp + loader;
+  // Expert parallelism (expert_parallel.h): per EP group and segment an
+  // all-to-all, or DeepEP's rail exchange, one per node and a join per
+  // worker; the experts' reductions and gathers per expert-DP group.
+  double experts = 0;
+  if (s.model.moe.enabled() && p.ep > 1) {
+    const double groups = double(p.dp) / p.ep_workers(), nodes = double(p.ep) / s.cluster.node.gpus_per_node;
+    const bool deepep = p.dispatcher == Dispatcher::kDeepEp && nodes >= 2;
+    experts = p.pp * (groups * segments * (deepep ? 1 + nodes : 1) + (deepep ? p.dp * segments : 0) +
+                      p.ep_workers() * (reducing * V + 1));
+  }
+  out.tasks = p.pp * (p.dp * per_worker + dp_collectives) + sends + p.dp + loader + experts;
   const double gpus = s.cluster.gpus();
   out.memory_bytes = kBaseBytes + kBytesPerTask * out.tasks;
   out.seconds = kSecondsPerTask * out.tasks +

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "sim/collectives/flows.h"
+#include "sim/job/simulate.h"
 #include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
 #include "sim/model/moe.h"
@@ -118,19 +119,68 @@ TEST(ExpertParallel, ImbalanceSlowsTheBusiestRanksExpertsAndItsAllToAll) {
   EXPECT_DOUBLE_EQ(CostOfStage(padded, 1).ep_bytes.value() / a.ep_bytes.value(), 1.25);
 }
 
-TEST(ExpertParallel, AllToAllFlowsCrossEveryNodePair) {
-  // 16 GPUs on 2 nodes of 8: each sends S/16 to each rank, 7 of them local.
+TEST(ExpertParallel, DeepEpSendsATokenOncePerNodeAndFansItOutOverNvlink) {
+  // Top 2 of 8 experts, 4 per node on 2 nodes: a token misses a node with
+  // probability C(4,2)/C(8,2) = 6/28.
+  const MoeSpec x{8, 2, 14336, 0, 0};
+  EXPECT_DOUBLE_EQ(NodesPerToken(x, 2), 2 * (1 - 6.0 / 28));
+  EXPECT_DOUBLE_EQ(NodesPerToken(x, 1), 1);
+  // Mixtral EP16 is refused (8 experts); Qwen3-30B-A3B's 128 experts over
+  // 2 nodes: a token's 8 copies (4 of them remote on average) cross once.
+  const Scenario s = LoadScenario(testing_util::kRoot + "/tests/data/recipes/mb2604_qwen3_30b_a3b_16xH100.yaml",
+                                  {"parallel.ep_dispatcher=deepep"});
+  const StageCost c = CostOfStage(s, 0);
+  const double d = NodesPerToken(s.model.moe, 2);
+  const preflight::Workload w = BuildWorkload(s);
+  int rails = 0, nodes = 0;
+  for (const auto& t : w.tasks()) {
+    if (t.category() != preflight::EP_COMM) continue;
+    if (t.name().rfind("ep_rdma", 0) == 0) {
+      ++rails;
+      ASSERT_EQ(t.collective().gpus_size(), 2);  // local rank 0 of each node, lanes the other 7
+      EXPECT_EQ(t.collective().gpus(1) - t.collective().gpus(0), 8u);
+      EXPECT_EQ(t.collective().lanes(), 8u);
+      // A GPU sends half its buffer away: (d - d/2) remote nodes per token.
+      EXPECT_NEAR(t.collective().size_bytes() / 2, c.ep_bytes.value() / 8 * (d - d / 2), 1);
+    } else {
+      ++nodes;
+      EXPECT_EQ(t.name().rfind("ep_nvlink", 0), 0u);
+      ASSERT_EQ(t.collective().gpus_size(), 8);  // one node
+      EXPECT_EQ(t.collective().gpus(0) % 8, 0u);
+      EXPECT_DOUBLE_EQ(t.collective().size_bytes(), c.ep_bytes.value());
+    }
+  }
+  EXPECT_GT(rails, 0);
+  EXPECT_EQ(nodes, 2 * rails);
+  // The all-to-all dispatcher sends 4 remote copies of a token; DeepEP
+  // about 1: the step is shorter.
+  const Result a = Simulate(LoadScenario(testing_util::kRoot + "/tests/data/recipes/mb2604_qwen3_30b_a3b_16xH100.yaml"));
+  const Result b = Simulate(s);
+  ASSERT_TRUE(a.step && b.step);
+  EXPECT_LT(b.step->breakdown.ep_comm.value(), 0.5 * a.step->breakdown.ep_comm.value());
+}
+
+TEST(ExpertParallel, AllToAllFlowsCarryEachGpusRemoteShareOverItsRail) {
+  // 32 GPUs on 4 nodes of 8: each sends S/32 to each rank, 7 of them on
+  // its node and 24 on the 3 others.
   std::vector<int> group;
-  for (int g = 0; g < 16; ++g) group.push_back(g);
-  const Bytes S(16e6);
+  for (int g = 0; g < 32; ++g) group.push_back(g);
+  const Bytes S(32e6);
   double local = 0, remote = 0;
+  std::vector<double> out(32), in(32);
   for (const Flow& f : CollectiveFlows(CollectiveKind::kAllToAll, Algorithm::kRing, group, 8, S)) {
     const bool across = f.src / 8 != f.dst / 8;
     (across ? remote : local) += f.bytes.value();
-    if (across) EXPECT_EQ(f.dst % 8, f.src % 8);  // over its own rail
+    if (!across) continue;
+    EXPECT_EQ(f.dst % 8, f.src % 8);  // over its own rail
+    out[f.src] += f.bytes.value(), in[f.dst] += f.bytes.value();
   }
-  EXPECT_DOUBLE_EQ(local, 16 * 7e6);
-  EXPECT_DOUBLE_EQ(remote, 16 * 8e6);
+  EXPECT_DOUBLE_EQ(local, 32 * 7e6);
+  EXPECT_DOUBLE_EQ(remote, 32 * 24e6);
+  for (int g = 0; g < 32; ++g) {  // every NIC alike
+    EXPECT_DOUBLE_EQ(out[g], 24e6);
+    EXPECT_DOUBLE_EQ(in[g], 24e6);
+  }
 }
 
 }  // namespace
