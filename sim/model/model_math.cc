@@ -113,7 +113,7 @@ TokenFlops ForwardFlopsPerToken(const ModelSpec& m, int seq_len) {
   const double h = m.hidden, kv = KvDim(m), q = m.q_dim();
   TokenFlops t;
   t.layer_matmul = 2 * (2 * h * q + 2 * h * kv + ActiveMlpParams(m));  // a mixture of experts' top_k
-  t.layer_attention = 4.0 * seq_len * q;  // QK^T and AV, full square
+  t.layer_attention = 4.0 * m.keys_seen(seq_len) * q;  // QK^T and AV, full square (or band, with a window)
   t.lm_head = 2.0 * m.vocab * h;
   return t;
 }
@@ -163,9 +163,13 @@ void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, int context
   const double heads = double(m.heads) / tp;
   const double mem_factor = bwd ? 2.0 : 1.0;
   if (t.attention == Attention::kFlash) {
-    // FlashAttention (Dao 2022): causal kernels skip the masked half; the
-    // backward runs 5 matmuls to the forward's 2 (2.5x).
-    double fwd = 0.5 * 4 * b * s * keys * h / tp;
+    // FlashAttention (Dao 2022): causal kernels skip the masked half, and
+    // with a sliding window w the blocks before it (a query sees on average
+    // S/2 keys, or w - w^2/(2S) once S > w); the backward runs 5 matmuls to
+    // the forward's 2 (2.5x).
+    const double seen = m.window > 0 && m.window < keys ? m.window - double(m.window) * m.window / (2 * keys)
+                                                        : 0.5 * keys;
+    double fwd = 4 * b * s * seen * h / tp;
     double qkvo = e * tokens * (2 * h / tp + 2 * KvDimPerRank(m, tp) * context);
     ops.push_back({bwd ? "flash_attn_bwd" : "flash_attn", OpKind::kAttention,
                    Flops(bwd ? 2.5 * fwd : fwd), Bytes(mem_factor * qkvo)});

@@ -30,6 +30,7 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
     const ParamCount pc = CountParams(s.model);
     j["scenario"]["params"] = pc.total(s.model.layers);
     j["scenario"]["active_params"] = pc.active(s.model.layers);
+    j["scenario"]["attention_window"] = s.model.window;
     if (s.model.moe.enabled())
       j["scenario"]["moe"] = {{"experts", s.model.moe.experts},           {"top_k", s.model.moe.top_k},
                               {"expert_ffn", s.model.moe.expert_ffn},     {"shared_experts", s.model.moe.shared_experts},

@@ -63,7 +63,9 @@ void Header(std::string& o, const Scenario& s) {
             : fmt::format("{} {}", act, m.ffn);
     o += fmt::format("  model      {}: {} layers, hidden {}, {} heads ({} KV{}), {}, vocab {}; {} params{}\n",
                      m.name, m.layers, m.hidden, m.heads, m.kv_heads,
-                     m.head_size > 0 ? fmt::format(", head_dim {}", m.head_size) : "", mlp, m.vocab,
+                     (m.head_size > 0 ? fmt::format(", head_dim {}", m.head_size) : "") +
+                         (m.window > 0 ? fmt::format(", sliding window {}", m.window) : ""),
+                     mlp, m.vocab,
                      Count(pc.total(m.layers)),
                      m.moe.enabled() ? fmt::format(", {} active per token", Count(pc.active(m.layers))) : "");
   }

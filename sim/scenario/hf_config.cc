@@ -141,6 +141,11 @@ ModelSpec ParseHfConfig(const YamlView& c, const std::string& name) {
     const int d = IntField(c, "head_dim", 1 << 12);
     if (d * m.heads != m.hidden) m.head_size = d;
   }
+  // Sliding-window attention: Mistral's sliding_window; Qwen's only with
+  // use_sliding_window true.
+  if (family != Family::kChatGlm && c.Has("sliding_window") && c.Get("sliding_window").IsScalar() &&
+      (!c.Has("use_sliding_window") || c.Get("use_sliding_window").Bool()))
+    m.window = IntField(c, "sliding_window", 1 << 24);
   if (m.head_size == 0 && m.hidden % m.heads != 0)
     c.Get("num_attention_heads").Fail(std::to_string(m.heads) + " does not divide hidden_size (" + std::to_string(m.hidden) + ")");
   if (m.heads % m.kv_heads != 0)

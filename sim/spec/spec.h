@@ -88,6 +88,12 @@ struct ModelSpec {
   bool bias = false; // linear layers carry bias vectors
   bool layernorm = true;  // LayerNorm (weight + bias) vs RMSNorm (weight only)
   MoeSpec moe;
+  // Sliding-window attention (Mistral 7B v0.1: 4096; Beltagy et al. 2020):
+  // each query attends to the `window` tokens up to it; 0: to the whole
+  // sequence.
+  int window = 0;
+  // The keys a query of an s-token sequence can see: s, or the window.
+  double keys_seen(double s) const { return window > 0 && window < s ? window : s; }
   // Width of one attention head when it is not hidden / heads (Qwen3:
   // 128 at hidden 4096 and 64 heads); 0: hidden / heads.
   int head_size = 0;

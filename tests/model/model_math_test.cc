@@ -150,3 +150,35 @@ TEST(Schedule1F1B, EveryMicroBatchOnceForwardThenBackward) {
 
 }  // namespace
 }  // namespace pf
+
+namespace pf {
+namespace {
+
+double FlashForwardFlops(const ModelSpec& m, const TrainingSpec& t) {
+  for (const Op& op : LayerOps(m, t, 1, Pass::kForward, false))
+    if (op.name == "flash_attn") return op.flops.value();
+  return 0;
+}
+
+// Sliding-window attention (Mistral 7B's 4096): a query sees the window,
+// not the sequence, once the sequence is longer. FlashAttention's causal
+// kernel skips the masked half and the blocks before the window: on
+// average w - w^2 / (2s) keys a query, against s / 2 without a window.
+TEST(ModelMath, SlidingWindowBoundsTheKeysAQuerySees) {
+  ModelSpec m = Llama(32, 4096, 32, 8, 14336);
+  TrainingSpec t;
+  t.seq_len = 32768, t.micro_batch = 1, t.global_batch = 1;
+  const double full = FlashForwardFlops(m, t);
+  const double full_model = ForwardFlopsPerToken(m, t.seq_len).layer_attention;
+  m.window = 4096;
+  EXPECT_DOUBLE_EQ(FlashForwardFlops(m, t) / full, (4096 - 4096.0 * 4096 / (2 * 32768)) / (32768 / 2.0));
+  EXPECT_DOUBLE_EQ(ForwardFlopsPerToken(m, t.seq_len).layer_attention, 4.0 * 4096 * 4096);
+  EXPECT_DOUBLE_EQ(full_model, 4.0 * 32768 * 4096);
+  t.seq_len = 4096;  // within the window: nothing changes
+  const double inside = FlashForwardFlops(m, t);
+  m.window = 0;
+  EXPECT_DOUBLE_EQ(inside, FlashForwardFlops(m, t));
+}
+
+}  // namespace
+}  // namespace pf

@@ -106,6 +106,8 @@ TEST(HfConfig, FieldsMapToTheModel) {
   EXPECT_EQ(l3.ffn_kind, FfnKind::kSwiglu);
   EXPECT_FALSE(l3.layernorm);
   EXPECT_FALSE(l3.tied_embeddings);
+  EXPECT_EQ(WithModel("mistral-7b-v0.1").model.window, 4096);  // sliding_window
+  EXPECT_EQ(WithModel("qwen2-7b").model.window, 0);             // use_sliding_window: false
 }
 
 TEST(HfConfig, BadConfigsAreRefused) {
