@@ -132,7 +132,16 @@ Bytes ActivationMemory(const Scenario& sc, int stage) {
   const int in_flight = p.vp == 1 ? std::min(p.pp - stage, micro_batches)
                                   : std::min((p.pp - stage - 1) * 2 + (p.vp - 1) * p.pp + 1,
                                              micro_batches * p.vp);
-  double act = LayerActivationBytes(m, t, p.tp, p.sp, p.etp()) * chunk_layers * in_flight;
+  // A mixture of experts' dense first layers keep a dense block's share.
+  int dense_layers = 0;
+  for (int chunk = 0; chunk < p.vp; ++chunk) dense_layers += DenseLayersOfVirtualStage(m, p, chunk * p.pp + stage);
+  ModelSpec dense = m;
+  dense.moe = MoeSpec{};
+  const double held = LayersOfStage(m, p, stage);
+  const double per_layer = held > 0 ? ((held - dense_layers) * LayerActivationBytes(m, t, p.tp, p.sp, p.etp()) +
+                                       dense_layers * LayerActivationBytes(dense, t, p.tp, p.sp, p.etp())) / held
+                                    : 0;
+  double act = per_layer * chunk_layers * in_flight;
   if (t.recompute == Recompute::kFull) {
     TrainingSpec no_recompute = t;
     no_recompute.recompute = Recompute::kNone;

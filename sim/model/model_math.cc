@@ -11,6 +11,20 @@ namespace {
 
 double KvDim(const ModelSpec& m) { return double(m.kv_heads) * m.head_dim(); }
 
+// A block's attention weights: Q, K, V and the output projection, or MLA's
+// down- and up-projections (DeepSeek-V2's modeling: q_a_proj + its norm +
+// q_b_proj, or q_proj; kv_a_proj_with_mqa + kv_a_layernorm; kv_b_proj;
+// o_proj).
+double AttentionParams(const ModelSpec& m) {
+  const double h = m.hidden;
+  if (!m.mla.enabled()) return 2 * h * m.q_dim() + 2 * h * KvDim(m);
+  const MlaSpec& a = m.mla;
+  const double q = a.q_lora > 0 ? h * a.q_lora + a.q_lora + double(a.q_lora) * m.q_dim() : h * m.q_dim();
+  const double kv = h * (a.kv_lora + a.qk_rope) + a.kv_lora + double(a.kv_lora) * m.heads * (a.qk_nope + a.v);
+  return q + kv + m.v_dim() * h;
+}
+
+
 // Bytes read and written by C = A (m x k) * B (k x n), elements of e bytes.
 Op Gemm(std::string name, double m, double k, double n, double e) {
   return {std::move(name), OpKind::kGemm, Flops(2 * m * k * n), Bytes(e * (m * k + k * n + m * n)), m, n, k};
@@ -25,6 +39,24 @@ Op Memory(std::string name, double bytes) {
   return {std::move(name), OpKind::kMemory, Flops(0), Bytes(bytes)};
 }
 
+// MLA's GEMMs on one TP rank (Megatron-Core's MLA: the down-projections
+// replicated, the up-projections and the output split by heads).
+std::vector<Op> MlaGemms(const ModelSpec& m, double tokens, int tp, double e) {
+  const MlaSpec& a = m.mla;
+  const double h = m.hidden;
+  std::vector<Op> g;
+  if (a.q_lora > 0) {
+    g.push_back(Gemm("q_down", tokens, h, a.q_lora, e));
+    g.push_back(Gemm("q_up", tokens, a.q_lora, m.q_dim() / tp, e));
+  } else {
+    g.push_back(Gemm("q_proj", tokens, h, m.q_dim() / tp, e));
+  }
+  g.push_back(Gemm("kv_down", tokens, h, a.kv_lora + a.qk_rope, e));
+  g.push_back(Gemm("kv_up", tokens, a.kv_lora, double(m.heads) / tp * (a.qk_nope + a.v), e));
+  g.push_back(Gemm("attn_proj", tokens, m.v_dim() / tp, h, e));
+  return g;
+}
+
 // The forward GEMMs of one block on one TP rank (Megatron column/row split:
 // QKV and MLP-up split by columns, projection and MLP-down by rows). With
 // separate projections (Hugging Face's q_proj, k_proj, v_proj, gate_proj,
@@ -35,7 +67,9 @@ std::vector<Op> LayerGemms(const ModelSpec& m, const TrainingSpec& t, const Laye
   const int tp = shards.tp;
   const double h = m.hidden, q = m.q_dim() / tp, kv_rank = KvDimPerRank(m, tp);
   std::vector<Op> g;
-  if (!separate)
+  if (m.mla.enabled())
+    g = MlaGemms(m, tokens, tp, e);
+  else if (!separate)
     g = {Gemm("qkv", tokens, h, q + 2 * kv_rank, e), Gemm("attn_proj", tokens, q, h, e)};
   else
     g = {Gemm("q_proj", tokens, h, q, e), Gemm("k_proj", tokens, h, kv_rank, e),
@@ -65,6 +99,8 @@ double AdapterWidthPerLayer(const ModelSpec& m, const TrainingSpec& t) {
 }
 
 double KvDimPerRank(const ModelSpec& m, int tp) {
+  // MLA: every head's own key and value, (qk + v) / 2 wide on average.
+  if (m.mla.enabled()) return double(m.heads) / tp * (m.mla.qk_nope + m.mla.qk_rope + m.mla.v) / 2;
   return std::max(1.0, double(m.kv_heads) / tp) * m.head_dim();
 }
 
@@ -77,13 +113,19 @@ double ActivationBytes(Precision p) {
 ParamCount CountParams(const ModelSpec& m) {
   const double h = m.hidden, kv = KvDim(m), f = m.ffn, q = m.q_dim();
   ParamCount p;
-  double attention = 2 * h * q + 2 * h * kv;
+  double attention = AttentionParams(m);
   double mlp = MlpParams(m);
   double biases = m.bias ? (q + 2 * kv) + h + (FfnMatrices(m) - 1) * f + h : 0;  // a dense MLP's (validate.cc)
   double norm = m.layernorm ? 2 * h : h;
   p.per_layer = attention + mlp + biases + 2 * norm;
   p.routed_per_layer = RoutedExpertParams(m);
   p.active_per_layer = p.per_layer - mlp + ActiveMlpParams(m);
+  if (m.moe.enabled() && m.moe.dense_layers > 0) {
+    ModelSpec dense = m;
+    dense.moe = MoeSpec{};
+    p.dense_layers = m.moe.dense_layers;
+    p.dense_per_layer = p.per_layer - mlp + MlpParams(dense);
+  }
   p.embedding = double(m.vocab) * h + (m.position == Position::kLearned ? double(m.max_seq) * h : 0);
   p.lm_head = m.tied_embeddings ? 0 : double(m.vocab) * h;
   p.final_norm = norm;
@@ -99,8 +141,10 @@ StageParams ParamsPerTpRank(const ModelSpec& m, const ParallelSpec& p, int vstag
   const int vstages = p.pp * p.vp;
   StageParams s;
   s.layer_count = LayersOfVirtualStage(m, p, vstage);
-  s.experts = pc.routed_per_layer / (double(p.ep) * p.etp()) * s.layer_count;
-  s.layers = (pc.per_layer - pc.routed_per_layer) * s.layer_count / p.tp + s.experts;
+  s.dense_count = DenseLayersOfVirtualStage(m, p, vstage);
+  const int sparse = s.layer_count - s.dense_count;
+  s.experts = pc.routed_per_layer / (double(p.ep) * p.etp()) * sparse;
+  s.layers = ((pc.per_layer - pc.routed_per_layer) * sparse + pc.dense_per_layer * s.dense_count) / p.tp + s.experts;
   if (vstage == 0) s.embedding = pc.embedding / p.tp;
   if (vstage == vstages - 1) {
     s.head = (TiedEmbeddingCopies(m, p) ? pc.embedding : pc.lm_head) / p.tp;
@@ -110,10 +154,17 @@ StageParams ParamsPerTpRank(const ModelSpec& m, const ParallelSpec& p, int vstag
 }
 
 TokenFlops ForwardFlopsPerToken(const ModelSpec& m, int seq_len) {
-  const double h = m.hidden, kv = KvDim(m), q = m.q_dim();
+  const double h = m.hidden;
   TokenFlops t;
-  t.layer_matmul = 2 * (2 * h * q + 2 * h * kv + ActiveMlpParams(m));  // a mixture of experts' top_k
-  t.layer_attention = 4.0 * m.keys_seen(seq_len) * q;  // QK^T and AV, full square (or band, with a window)
+  // A mixture of experts' top_k; with dense first layers the mean over
+  // the layers (so that x layers is the model's).
+  const double k = m.moe.enabled() ? m.moe.dense_layers : 0, L = m.layers;
+  ModelSpec dense = m;
+  dense.moe = MoeSpec{};
+  const double mlp = ((L - k) * ActiveMlpParams(m) + k * ActiveMlpParams(dense)) / L;
+  const double latent_norms = m.mla.enabled() ? m.mla.kv_lora + m.mla.q_lora : 0;  // weights, not matmuls
+  t.layer_matmul = 2 * (AttentionParams(m) - latent_norms + mlp);
+  t.layer_attention = 4.0 * m.keys_seen(seq_len) * m.attn_width();  // QK^T and AV, full square (or band, with a window)
   t.lm_head = 2.0 * m.vocab * h;
   return t;
 }
@@ -157,7 +208,7 @@ namespace {
 // rank does 1/context of the whole sequence's attention).
 void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, int context, bool bwd, std::vector<Op>& ops) {
   const double e = ActivationBytes(t.precision);
-  const double b = t.micro_batch, s = t.seq_len, h = m.q_dim(), keys = double(t.seq_len) * context;
+  const double b = t.micro_batch, s = t.seq_len, h = m.attn_width(), keys = double(t.seq_len) * context;
   const double tokens = b * s;
   const double bsh = tokens * h;
   const double heads = double(m.heads) / tp;

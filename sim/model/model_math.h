@@ -15,11 +15,21 @@ struct ParamCount {
   double per_layer = 0;     // one transformer block incl. its norms and biases
   double routed_per_layer = 0;  // of which a mixture of experts' routed experts (all of them)
   double active_per_layer = 0;  // what one token uses: top_k routed experts, not all
+  // A mixture of experts' first dense_layers blocks, each with a dense MLP
+  // (MoeSpec dense_layers): dense_per_layer parameters, all active.
+  int dense_layers = 0;
+  double dense_per_layer = 0;
   double embedding = 0;     // token embedding (+ learned positions)
   double lm_head = 0;       // 0 when tied to the embedding
   double final_norm = 0;
-  double total(int layers) const { return per_layer * layers + embedding + lm_head + final_norm; }
-  double active(int layers) const { return active_per_layer * layers + embedding + lm_head + final_norm; }
+  // `layers` is the model's (all of them).
+  double total(int layers) const {
+    return per_layer * (layers - dense_layers) + dense_per_layer * dense_layers + embedding + lm_head + final_norm;
+  }
+  double active(int layers) const {
+    return active_per_layer * (layers - dense_layers) + dense_per_layer * dense_layers + embedding + lm_head +
+           final_norm;
+  }
 };
 ParamCount CountParams(const ModelSpec& m);
 
@@ -37,6 +47,7 @@ bool TiedEmbeddingCopies(const ModelSpec& m, const ParallelSpec& p);
 // `layers`.
 struct StageParams {
   int layer_count = 0;
+  int dense_count = 0;  // of which dense blocks of a mixture of experts (its first layers)
   double layers = 0, embedding = 0, head = 0, final_norm = 0;
   double experts = 0;
   double total() const { return layers + embedding + head + final_norm; }

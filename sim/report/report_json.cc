@@ -35,7 +35,11 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
       j["scenario"]["moe"] = {{"experts", s.model.moe.experts},           {"top_k", s.model.moe.top_k},
                               {"expert_ffn", s.model.moe.expert_ffn},     {"shared_experts", s.model.moe.shared_experts},
                               {"shared_ffn", s.model.moe.shared_ffn},     {"capacity_factor", s.training.capacity_factor},
-                              {"expert_imbalance", s.training.expert_imbalance}};
+                              {"expert_imbalance", s.training.expert_imbalance},
+                              {"dense_layers", s.model.moe.dense_layers}};
+    if (s.model.mla.enabled())
+      j["scenario"]["mla"] = {{"q_lora", s.model.mla.q_lora}, {"kv_lora", s.model.mla.kv_lora},
+                              {"qk_nope", s.model.mla.qk_nope}, {"qk_rope", s.model.mla.qk_rope}, {"v", s.model.mla.v}};
     json layers = json::array();
     for (int stage = 0; stage < s.parallel.pp; ++stage) layers.push_back(LayersOfStage(s.model, s.parallel, stage));
     j["scenario"]["parallel"]["stage_layers"] = layers;

@@ -58,11 +58,16 @@ void Header(std::string& o, const Scenario& s) {
     const char* act = m.ffn_kind == FfnKind::kSwiglu ? "SwiGLU" : "GeLU";
     const std::string mlp =
         m.moe.enabled()
-            ? fmt::format("{} experts of {} {} (top {}{})", m.moe.experts, act, m.moe.expert_ffn, m.moe.top_k,
-                          m.moe.shared_experts > 0 ? fmt::format(", {} shared of {}", m.moe.shared_experts, m.moe.shared_ffn) : "")
+            ? fmt::format("{} experts of {} {} (top {}{}{})", m.moe.experts, act, m.moe.expert_ffn, m.moe.top_k,
+                          m.moe.shared_experts > 0 ? fmt::format(", {} shared of {}", m.moe.shared_experts, m.moe.shared_ffn) : "",
+                          m.moe.dense_layers > 0 ? fmt::format(", the first {} layers dense {} {}", m.moe.dense_layers, act, m.ffn) : "")
             : fmt::format("{} {}", act, m.ffn);
-    o += fmt::format("  model      {}: {} layers, hidden {}, {} heads ({} KV{}), {}, vocab {}; {} params{}\n",
-                     m.name, m.layers, m.hidden, m.heads, m.kv_heads,
+    o += fmt::format("  model      {}: {} layers, hidden {}, {} heads ({}{}), {}, vocab {}; {} params{}\n",
+                     m.name, m.layers, m.hidden, m.heads,
+                     m.mla.enabled() ? fmt::format("MLA: latent {}{}, q/k {} + {}, v {}", m.mla.kv_lora,
+                                                   m.mla.q_lora > 0 ? fmt::format(", q latent {}", m.mla.q_lora) : "",
+                                                   m.mla.qk_nope, m.mla.qk_rope, m.mla.v)
+                                     : fmt::format("{} KV", m.kv_heads),
                      (m.head_size > 0 ? fmt::format(", head_dim {}", m.head_size) : "") +
                          (m.window > 0 ? fmt::format(", sliding window {}", m.window) : ""),
                      mlp, m.vocab,

@@ -10,7 +10,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-enum class Family { kLlama, kBaichuan, kChatGlm, kMixtral, kQwen2Moe, kQwen3Moe };
+enum class Family { kLlama, kBaichuan, kChatGlm, kMixtral, kQwen2Moe, kQwen3Moe, kDeepseek };
 
 // Causal LMs whose layers are Llama's: pre-norm RMSNorm, rotary positions,
 // grouped-query attention, a SwiGLU MLP (Yi and DeepSeek-LLM publish
@@ -27,11 +27,14 @@ const std::vector<std::string> kQwen2Moe = {"Qwen2MoeForCausalLM"};
 // Qwen3's: Qwen-MoE's fields without the shared expert, with a head_dim of
 // its own (and RMSNorms on q and k, whose cost is negligible).
 const std::vector<std::string> kQwen3Moe = {"Qwen3MoeForCausalLM"};
+// DeepSeek-V2/V3: multi-head latent attention and DeepSeekMoE (shared
+// experts of moe_intermediate_size, the first first_k_dense_replace layers
+// dense of intermediate_size). V3's node-limited routing (n_group,
+// topk_group) and multi-token-prediction module are not modelled.
+const std::vector<std::string> kDeepseek = {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"};
 // Mixtures of experts whose attention or layers Preflight does not model:
-// DeepSeek's multi-head latent attention, DBRX's fused QKV clipping, Jamba's
-// Mamba layers.
-const std::vector<std::string> kMoe = {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DbrxForCausalLM",
-                                       "JambaForCausalLM"};
+// DBRX's clipped fused QKV, Jamba's Mamba layers.
+const std::vector<std::string> kMoe = {"DbrxForCausalLM", "JambaForCausalLM"};
 
 bool In(const std::vector<std::string>& names, const std::string& x) {
   return std::find(names.begin(), names.end(), x) != names.end();
@@ -50,11 +53,12 @@ Family FamilyOf(const YamlView& config) {
   if (In(kMixtral, arch)) return Family::kMixtral;
   if (In(kQwen2Moe, arch)) return Family::kQwen2Moe;
   if (In(kQwen3Moe, arch)) return Family::kQwen3Moe;
+  if (In(kDeepseek, arch)) return Family::kDeepseek;
   std::vector<std::string> all = kLlamaLike;
-  for (const auto* more : {&kBaichuan, &kChatGlm, &kMixtral, &kQwen2Moe, &kQwen3Moe}) all.insert(all.end(), more->begin(), more->end());
+  for (const auto* more : {&kBaichuan, &kChatGlm, &kMixtral, &kQwen2Moe, &kQwen3Moe, &kDeepseek}) all.insert(all.end(), more->begin(), more->end());
   if (In(kMoe, arch))
     a.Fail("\"" + arch + "\" is a mixture of experts whose attention or layers Preflight does not model "
-           "(multi-head latent attention, attention clipping, Mamba layers; supported: " +
+           "(attention clipping, Mamba layers; supported: " +
            [&] {
              std::string s;
              for (const auto& x : all) s += (s.empty() ? "" : ", ") + x;
@@ -65,6 +69,28 @@ Family FamilyOf(const YamlView& config) {
 }
 
 int IntField(const YamlView& c, const char* key, long long max) { return static_cast<int>(c.Get(key).Int(1, max)); }
+
+void ParseHfDeepseek(const YamlView& c, ModelSpec& m) {
+  MoeSpec& x = m.moe;
+  x.experts = IntField(c, "n_routed_experts", 1 << 12);
+  x.top_k = IntField(c, "num_experts_per_tok", 1 << 12);
+  if (x.top_k > x.experts)
+    c.Get("num_experts_per_tok").Fail(std::to_string(x.top_k) + " exceeds the " + std::to_string(x.experts) +
+                                      " experts (n_routed_experts)");
+  x.expert_ffn = IntField(c, "moe_intermediate_size", 1 << 22);
+  x.shared_experts = c.Has("n_shared_experts") ? static_cast<int>(c.Get("n_shared_experts").Int(0, 1 << 8)) : 0;
+  x.shared_ffn = x.expert_ffn;
+  x.dense_layers = c.Has("first_k_dense_replace")
+                       ? static_cast<int>(c.Get("first_k_dense_replace").Int(0, m.layers - 1)) : 0;
+  if (c.Has("moe_layer_freq") && c.Get("moe_layer_freq").Int(1, 1 << 14) != 1)
+    c.Get("moe_layer_freq").Fail("is not 1: dense layers between the sparse ones are not modelled (accepted: 1)");
+  MlaSpec& a = m.mla;
+  a.q_lora = c.Has("q_lora_rank") && c.Get("q_lora_rank").IsScalar() ? IntField(c, "q_lora_rank", 1 << 16) : 0;
+  a.kv_lora = IntField(c, "kv_lora_rank", 1 << 16);
+  a.qk_nope = IntField(c, "qk_nope_head_dim", 1 << 12);
+  a.qk_rope = IntField(c, "qk_rope_head_dim", 1 << 12);
+  a.v = IntField(c, "v_head_dim", 1 << 12);
+}
 
 // Every layer sparse: Qwen-MoE's decoder_sparse_step 1 and no mlp_only_layers.
 MoeSpec ParseHfMoe(const YamlView& c, bool qwen, const ModelSpec& m) {
@@ -137,6 +163,7 @@ ModelSpec ParseHfConfig(const YamlView& c, const std::string& name) {
   m.tied_embeddings = c.Has("tie_word_embeddings") && c.Get("tie_word_embeddings").Bool();
   if (family == Family::kMixtral || family == Family::kQwen2Moe || family == Family::kQwen3Moe)
     m.moe = ParseHfMoe(c, family != Family::kMixtral, m);
+  if (family == Family::kDeepseek) ParseHfDeepseek(c, m);
   if (family != Family::kChatGlm && c.Has("head_dim") && c.Get("head_dim").IsScalar()) {
     const int d = IntField(c, "head_dim", 1 << 12);
     if (d * m.heads != m.hidden) m.head_size = d;

@@ -67,8 +67,19 @@ ModelSpec ParseVisionModel(const YamlView& v, const std::string& default_name) {
 
 }  // namespace
 
+MlaSpec ParseMla(const YamlView& v) {
+  v.ExpectKeys({"q_lora", "kv_lora", "qk_nope", "qk_rope", "v"});
+  MlaSpec a;
+  a.q_lora = v.Has("q_lora") ? v.Get("q_lora").Int(1, 1 << 16) : 0;
+  a.kv_lora = v.Get("kv_lora").Int(1, 1 << 16);
+  a.qk_nope = v.Get("qk_nope").Int(1, 1 << 12);
+  a.qk_rope = v.Get("qk_rope").Int(1, 1 << 12);
+  a.v = v.Get("v").Int(1, 1 << 12);
+  return a;
+}
+
 MoeSpec ParseMoe(const YamlView& v, const ModelSpec& m) {
-  v.ExpectKeys({"experts", "top_k", "expert_ffn", "shared_experts", "shared_ffn"});
+  v.ExpectKeys({"experts", "top_k", "expert_ffn", "shared_experts", "shared_ffn", "dense_layers"});
   MoeSpec x;
   x.experts = v.Get("experts").Int(1, 1 << 12);
   x.top_k = v.Get("top_k").Int(1, 1 << 12);
@@ -78,6 +89,7 @@ MoeSpec ParseMoe(const YamlView& v, const ModelSpec& m) {
   x.expert_ffn = v.Has("expert_ffn") ? v.Get("expert_ffn").Int(1, 1 << 22) : m.ffn;
   x.shared_experts = v.Has("shared_experts") ? v.Get("shared_experts").Int(0, 1 << 8) : 0;
   x.shared_ffn = v.Has("shared_ffn") ? v.Get("shared_ffn").Int(1, 1 << 22) : x.expert_ffn;
+  if (v.Has("dense_layers")) x.dense_layers = v.Get("dense_layers").Int(0, m.layers - 1);
   if (m.bias) v.Fail("a mixture of experts with bias: true is not modelled (its experts have no biases); set bias: false");
   return x;
 }
@@ -86,7 +98,7 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
   if (v.Has("kind") && v.Get("kind").Choice({"transformer", "vision"}) == "vision")
     return ParseVisionModel(v, default_name);
   v.ExpectKeys({"name", "kind", "source", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind",
-                "vocab", "tied_embeddings", "position", "max_seq", "norm", "bias", "moe", "head_dim", "window"});
+                "vocab", "tied_embeddings", "position", "max_seq", "norm", "bias", "moe", "head_dim", "window", "mla"});
   ModelSpec m;
   m.name = NameOr(v, default_name);
   // Bounds far beyond published models (Llama 3 405B: 126 layers, hidden
@@ -113,6 +125,7 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
   m.layernorm = v.Get("norm").Choice({"rmsnorm", "layernorm"}) == "layernorm";
   m.bias = v.Has("bias") && v.Get("bias").Bool();
   if (v.Has("moe")) m.moe = ParseMoe(v.Get("moe"), m);
+  if (v.Has("mla")) m.mla = ParseMla(v.Get("mla"));
   return m;
 }
 

@@ -15,6 +15,9 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name);
 // (default: the model's ffn), shared_experts, shared_ffn (default:
 // expert_ffn).
 MoeSpec ParseMoe(const YamlView& v, const ModelSpec& m);
+// A model's `mla:` mapping (spec.h MlaSpec): kv_lora, qk_nope, qk_rope, v,
+// and q_lora when the queries are compressed too.
+MlaSpec ParseMla(const YamlView& v);
 GpuSpec ParseGpu(const YamlView& v, const std::string& name);
 // One entry of topologies/cpus.yaml (cores per socket), or an inline CPU.
 CpuSpec ParseCpuModel(const YamlView& v, const std::string& name);

@@ -92,6 +92,14 @@ int LayersOfVirtualStage(const ModelSpec& m, const ParallelSpec& p, int vstage) 
   return held / vp + (chunk < held % vp ? 1 : 0);
 }
 
+int DenseLayersOfVirtualStage(const ModelSpec& m, const ParallelSpec& p, int vstage) {
+  if (!m.moe.enabled() || m.moe.dense_layers <= 0) return 0;
+  int first = 0;  // the model's layers before this chunk (virtual stages are in model order)
+  for (int v = 0; v < vstage; ++v) first += LayersOfVirtualStage(m, p, v);
+  const int last = first + LayersOfVirtualStage(m, p, vstage);
+  return std::max(0, std::min(last, m.moe.dense_layers) - first);
+}
+
 int MaxLayersOfStage(const ModelSpec& m, const ParallelSpec& p) {
   int most = 0;
   for (int i = 0; i < std::max(1, p.pp); ++i) most = std::max(most, LayersOfStage(m, p, i));

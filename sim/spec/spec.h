@@ -69,7 +69,20 @@ struct MoeSpec {
   int expert_ffn = 0;
   int shared_experts = 0;
   int shared_ffn = 0;
+  // The first layers keep a dense MLP of the model's ffn (DeepSeek's
+  // first_k_dense_replace: 1 in V2-Lite, 3 in V3).
+  int dense_layers = 0;
   bool enabled() const { return experts > 0; }
+};
+
+// Multi-head latent attention (DeepSeek-V2, Sec. 2.1): keys and values
+// projected down to a kv_lora-wide latent per token (with a rope-wide
+// shared rotary key) and up again per head; queries too through q_lora
+// when it is given (0: a plain query projection). Each head's query and
+// key are qk_nope + qk_rope wide, its value v wide.
+struct MlaSpec {
+  int q_lora = 0, kv_lora = 0, qk_nope = 0, qk_rope = 0, v = 0;
+  bool enabled() const { return kv_lora > 0; }
 };
 
 // A decoder-only transformer.
@@ -88,6 +101,7 @@ struct ModelSpec {
   bool bias = false; // linear layers carry bias vectors
   bool layernorm = true;  // LayerNorm (weight + bias) vs RMSNorm (weight only)
   MoeSpec moe;
+  MlaSpec mla;
   // Sliding-window attention (Mistral 7B v0.1: 4096; Beltagy et al. 2020):
   // each query attends to the `window` tokens up to it; 0: to the whole
   // sequence.
@@ -98,9 +112,13 @@ struct ModelSpec {
   // 128 at hidden 4096 and 64 heads); 0: hidden / heads.
   int head_size = 0;
   int head_dim() const { return head_size > 0 ? head_size : hidden / heads; }
-  // The width of the queries and of the attention output: heads x head_dim
-  // (= hidden unless head_size is set).
-  double q_dim() const { return double(heads) * head_dim(); }
+  // The width of the queries (and keys) and of the values, which is the
+  // attention output's: heads x head_dim (= hidden unless head_size is
+  // set); with MLA heads x (qk_nope + qk_rope) and heads x v.
+  double q_dim() const { return double(heads) * (mla.enabled() ? mla.qk_nope + mla.qk_rope : head_dim()); }
+  double v_dim() const { return mla.enabled() ? double(heads) * mla.v : q_dim(); }
+  // What QK^T and AV together cost per key, over 2: their mean width.
+  double attn_width() const { return (q_dim() + v_dim()) / 2; }
   // kind vision: the fields above are unused; `vision` describes it.
   ModelKind kind = ModelKind::kTransformer;
   VisionSpec vision;
@@ -563,6 +581,8 @@ int LayersOfStage(const ModelSpec& m, const ParallelSpec& p, int stage);
 // of stage vstage % pp, its stage's layers split evenly over the vp chunks
 // (the first chunks take one more when vp does not divide them).
 int LayersOfVirtualStage(const ModelSpec& m, const ParallelSpec& p, int vstage);
+// Of those, a mixture of experts' dense first layers (MoeSpec dense_layers).
+int DenseLayersOfVirtualStage(const ModelSpec& m, const ParallelSpec& p, int vstage);
 // The most layers any stage holds.
 int MaxLayersOfStage(const ModelSpec& m, const ParallelSpec& p);
 

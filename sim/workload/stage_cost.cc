@@ -27,9 +27,9 @@ Work Measure(const std::vector<Op>& ops, const Scenario& s, Pass pass = Pass::kF
 
 // One layer's backward, with the forward work recompute repeats in it:
 // the whole layer (full) or the attention core (selective).
-Work LayerBackward(const Scenario& s, const std::vector<Op>& fwd_ops, Work fwd, bool frozen) {
+Work LayerBackward(const Scenario& s, const ModelSpec& m, const std::vector<Op>& fwd_ops, Work fwd, bool frozen) {
   const TrainingSpec& t = s.training;
-  Work bwd = Measure(LayerOps(s.model, t, ShardsOf(s.parallel), Pass::kBackward, frozen), s, Pass::kBackward);
+  Work bwd = Measure(LayerOps(m, t, ShardsOf(s.parallel), Pass::kBackward, frozen), s, Pass::kBackward);
   if (t.recompute == Recompute::kFull) return bwd + fwd;
   if (t.recompute == Recompute::kSelective) {
     std::vector<Op> attention;
@@ -53,10 +53,12 @@ Work LayerBackward(const Scenario& s, const std::vector<Op>& fwd_ops, Work fwd, 
 void TensorParallelCounts(const Scenario& s, bool first, bool last, StageCost& c) {
   if (s.parallel.tp <= 1) return;
   const MoeSpec& moe = s.model.moe;
-  const int per_layer = moe.enabled() && s.parallel.etp() == 1 && moe.shared_experts == 0 ? 1 : 2;
-  c.tp_fwd = per_layer * c.layers + (first ? 1 : 0);
-  c.tp_bwd = per_layer * c.layers + (s.training.recompute == Recompute::kFull ? per_layer * c.layers : 0) +
-             (last ? 1 : 0);
+  // Collectives per layer: 2, or 1 in a sparse layer without TP inside it.
+  const int sparse = c.layers - c.dense_layers;
+  const int per_stage = moe.enabled() && s.parallel.etp() == 1 && moe.shared_experts == 0 ? sparse + 2 * c.dense_layers
+                                                                                         : 2 * c.layers;
+  c.tp_fwd = per_stage + (first ? 1 : 0);
+  c.tp_bwd = per_stage + (s.training.recompute == Recompute::kFull ? per_stage : 0) + (last ? 1 : 0);
 }
 
 // A mixture of experts over ep > 1 ranks (Megatron-Core's all-to-all token
@@ -66,8 +68,9 @@ void TensorParallelCounts(const Scenario& s, bool first, bool last, StageCost& c
 void ExpertCounts(const Scenario& s, StageCost& c) {
   const ParallelSpec& p = s.parallel;
   if (!s.model.moe.enabled() || p.ep <= 1) return;
-  c.ep_fwd = 2 * c.layers;
-  c.ep_bwd = 2 * c.layers + (s.training.recompute == Recompute::kFull ? 2 * c.layers : 0);
+  const int sparse = c.layers - c.dense_layers;
+  c.ep_fwd = 2 * sparse;
+  c.ep_bwd = 2 * sparse + (s.training.recompute == Recompute::kFull ? 2 * sparse : 0);
   c.ep_bytes = DispatchBytes(s.model, s.training, p);
 }
 
@@ -99,10 +102,20 @@ StageCost CostOfStage(const Scenario& s, int vstage) {
   const StageParams held = ParamsPerTpRank(m, p, vstage);
   StageCost c;
   c.layers = held.layer_count;
-  const std::vector<Op> fwd_ops = LayerOps(m, t, ShardsOf(p), Pass::kForward, frozen);
-  const Work fwd_layer = Measure(fwd_ops, s);
-  c.fwd = fwd_layer * c.layers;
-  c.bwd = LayerBackward(s, fwd_ops, fwd_layer, frozen) * c.layers;
+  c.dense_layers = held.dense_count;
+  // A mixture of experts' dense first layers (DeepSeek) cost as a dense
+  // block; the rest as the model's.
+  auto add_layers = [&](const ModelSpec& model, int n) {
+    if (n <= 0) return;
+    const std::vector<Op> fwd_ops = LayerOps(model, t, ShardsOf(p), Pass::kForward, frozen);
+    const Work fwd_layer = Measure(fwd_ops, s);
+    c.fwd = c.fwd + fwd_layer * n;
+    c.bwd = c.bwd + LayerBackward(s, model, fwd_ops, fwd_layer, frozen) * n;
+  };
+  ModelSpec dense = m;
+  dense.moe = MoeSpec{};
+  add_layers(m, c.layers - held.dense_count);
+  add_layers(dense, held.dense_count);
   if (first) {
     c.fwd = c.fwd + Measure(EmbeddingOps(m, t, p.tp, Pass::kForward), s);
     c.bwd = c.bwd + Measure(EmbeddingOps(m, t, p.tp, Pass::kBackward), s, Pass::kBackward);

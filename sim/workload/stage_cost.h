@@ -11,6 +11,7 @@ namespace pf {
 
 struct StageCost {
   int layers = 0;
+  int dense_layers = 0;        // of which a mixture of experts' dense first layers
   Work fwd, bwd;               // one micro-batch, whole chunk, recompute in bwd
   int tp_fwd = 0, tp_bwd = 0;  // TP all-reduces per micro-batch
   // Context parallelism: K and V all-gathered over the CP ranks per layer

@@ -37,15 +37,18 @@ const std::map<std::string, double> kPublished = {
     {"deepseek-llm-67b-base", 67.4e9},
     // Mixtures of experts (the Hub's sizes, as above).
     {"mixtral-8x7b-v0.1", 46.7e9},    {"qwen3-30b-a3b", 30.5e9},      {"qwen3-235b-a22b", 235e9},
-    {"qwen2-57b-a14b", 57.4e9},
+    {"qwen2-57b-a14b", 57.4e9},       {"deepseek-v2-lite", 15.7e9},
 };
 
 // Parameters one token uses, as published: Jiang et al. 2024 ("Mixtral of
 // Experts", Sec. 2: 13B active, 12.9B in Table 1's note); the Qwen3 model
 // cards ("30.5B in total and 3.3B activated", "235B in total and 22B
 // activated"), whose 2 significant figures allow the 2% band.
+// DeepSeek's model card ("16B total params, 2.4B active params") counts
+// them without the input embedding (a lookup, not a matmul).
 const std::map<std::string, double> kPublishedActive = {
     {"mixtral-8x7b-v0.1", 12.9e9}, {"qwen3-30b-a3b", 3.3e9}, {"qwen3-235b-a22b", 22e9}};
+const std::map<std::string, double> kPublishedActiveWithoutEmbedding = {{"deepseek-v2-lite", 2.4e9}};
 
 Scenario WithModel(const std::string& model) {
   // A layout every bundled model splits over: one GPU's worth of TP.
@@ -71,9 +74,13 @@ TEST(HfConfig, EveryBundledConfigGivesItsPublishedParameterCount) {
     EXPECT_NEAR(params / kPublished.at(name), 1, 0.005) << name << ": " << params;
     if (kPublishedActive.count(name))
       EXPECT_NEAR(CountParams(m).active(m.layers) / kPublishedActive.at(name), 1, 0.02) << name;
+    if (kPublishedActiveWithoutEmbedding.count(name))
+      EXPECT_NEAR((CountParams(m).active(m.layers) - CountParams(m).embedding) /
+                      kPublishedActiveWithoutEmbedding.at(name), 1, 0.03)
+          << name;
     ++checked;
   }
-  EXPECT_GE(checked, 26);
+  EXPECT_GE(checked, 27);
 }
 
 TEST(HfConfig, MixtureOfExpertsFieldsMapToTheModel) {
@@ -91,6 +98,21 @@ TEST(HfConfig, MixtureOfExpertsFieldsMapToTheModel) {
   const ModelSpec q2 = WithModel("qwen2-57b-a14b").model;  // one shared expert
   EXPECT_EQ(q2.moe.shared_experts, 1);
   EXPECT_EQ(q2.moe.shared_ffn, 20480);
+  // DeepSeek-V2-Lite: MLA without query compression, 2 shared experts, the
+  // first layer dense (intermediate_size).
+  const ModelSpec ds = WithModel("deepseek-v2-lite").model;
+  EXPECT_EQ(ds.mla.kv_lora, 512);
+  EXPECT_EQ(ds.mla.q_lora, 0);
+  EXPECT_EQ(ds.mla.qk_nope + ds.mla.qk_rope, 192);
+  EXPECT_EQ(ds.mla.v, 128);
+  EXPECT_DOUBLE_EQ(ds.q_dim(), 16 * 192.0);
+  EXPECT_DOUBLE_EQ(ds.v_dim(), 16 * 128.0);
+  EXPECT_EQ(ds.moe.experts, 64);
+  EXPECT_EQ(ds.moe.top_k, 6);
+  EXPECT_EQ(ds.moe.shared_experts, 2);
+  EXPECT_EQ(ds.moe.shared_ffn, 1408);
+  EXPECT_EQ(ds.moe.dense_layers, 1);
+  EXPECT_EQ(ds.ffn, 10944);
 }
 
 TEST(HfConfig, FieldsMapToTheModel) {
@@ -119,12 +141,12 @@ TEST(HfConfig, BadConfigsAreRefused) {
                          "  \"max_position_embeddings\": 4096\n}\n";
   const std::string missing = Refusal({"model={hf_config: " + path + "}"});
   EXPECT_NE(missing.find(path + ":1:1: missing required key 'num_hidden_layers'"), std::string::npos) << missing;
-  std::ofstream(path) << "{\n  \"architectures\": [\"DeepseekV2ForCausalLM\"],\n  \"kv_lora_rank\": 512\n}\n";
-  const std::string mla = Refusal({"model={hf_config: " + path + "}"});
-  EXPECT_NE(mla.find(path + ":2:21: architectures[0]: \"DeepseekV2ForCausalLM\" is a mixture of experts whose "
-                           "attention or layers Preflight does not model (multi-head latent attention"),
+  std::ofstream(path) << "{\n  \"architectures\": [\"JambaForCausalLM\"]\n}\n";
+  const std::string jamba = Refusal({"model={hf_config: " + path + "}"});
+  EXPECT_NE(jamba.find(path + ":2:21: architectures[0]: \"JambaForCausalLM\" is a mixture of experts whose "
+                             "attention or layers Preflight does not model (attention clipping, Mamba layers"),
             std::string::npos)
-      << mla;
+      << jamba;
   std::ofstream(path) << "{\n  \"architectures\": [\"MixtralForCausalLM\"],\n  \"hidden_size\": 4096,\n"
                          "  \"num_hidden_layers\": 32,\n  \"num_attention_heads\": 32,\n  \"intermediate_size\": 14336,\n"
                          "  \"vocab_size\": 32000,\n  \"max_position_embeddings\": 32768,\n  \"num_local_experts\": 8,\n"

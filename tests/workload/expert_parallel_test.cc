@@ -39,6 +39,42 @@ TEST(ExpertParallel, MixtralCountsAsPublished) {
   EXPECT_NEAR(f.layer_matmul, 2 * (pc.active_per_layer - 2 * m.hidden), 1);  // less the 2 RMSNorm weights
 }
 
+// DeepSeek-V2-Lite by hand (its config: MLA without query compression,
+// the first layer dense): attention q 2048 x 16 x 192 + kv_a 2048 x (512 +
+// 64) + its norm 512 + kv_b 512 x 16 x (128 + 128) + o 16 x 128 x 2048 =
+// 13,763,072; a sparse layer adds the router 2048 x 64, 64 + 2 experts of
+// 3 x 2048 x 1408 and two norms (584,847,872), the dense one 3 x 2048 x
+// 10944 and the norms (81,007,104); 26 + 1 of them, the embedding and the
+// LM head 102400 x 2048 each, the final norm: 15,706,484,224 (the Hub's
+// 15.7B).
+TEST(ExpertParallel, DeepSeekV2LiteCountsMlaAndItsDenseFirstLayer) {
+  const std::string base = testing_util::kRoot + "/scenarios/70b_8xA800_tp8.yaml";
+  const std::vector<std::string> sets = {"model={hf_config: deepseek-v2-lite}", "parallel.tp=1", "parallel.pp=3",
+                                         "parallel.dp=1", "cluster.gpus_per_node=3", "parallel.zero=0",
+                                         "training.method=full", "training.global_batch=6"};
+  const Scenario s = LoadScenario(base, sets);
+  const ModelSpec& m = s.model;
+  const ParamCount pc = CountParams(m);
+  EXPECT_DOUBLE_EQ(pc.total(m.layers), 15706484224.0);
+  EXPECT_DOUBLE_EQ(pc.dense_per_layer, 81007104.0);
+  EXPECT_DOUBLE_EQ(pc.per_layer, 584847872.0);
+  // The MLA GEMMs of a layer: 2 FLOPs per weight and token.
+  double gemm = 0;
+  for (const Op& op : LayerOps(m, s.training, 1, Pass::kForward, false))
+    if (op.name == "q_proj" || op.name.rfind("kv_", 0) == 0 || op.name == "attn_proj") gemm += op.flops.value();
+  EXPECT_DOUBLE_EQ(gemm, 2 * (13763072.0 - 512) * s.training.tokens_per_micro_batch());
+  // Stage 0 of 3 holds the dense layer (9 layers, 1 dense), the others none.
+  const StageCost first = CostOfStage(s, 0), second = CostOfStage(s, 1);
+  EXPECT_EQ(first.layers, 9);
+  EXPECT_EQ(first.dense_layers, 1);
+  EXPECT_EQ(second.dense_layers, 0);
+  EXPECT_DOUBLE_EQ(ParamsPerTpRank(m, s.parallel, 0).layers, 8 * 584847872.0 + 81007104.0);
+  // Forward FLOPs per token over the model: the dense layer's MLP counted once.
+  const TokenFlops f = ForwardFlopsPerToken(m, s.training.seq_len);
+  EXPECT_NEAR(f.layer_matmul * m.layers,
+              2 * (27 * (13763072.0 - 512) + 26 * (2048 * 64 + 8 * 3 * 2048 * 1408.0) + 3 * 2048 * 10944.0), 1);
+}
+
 TEST(ExpertParallel, AllToAllsPerLayerOverEachEpGroup) {
   const Scenario s = LoadScenario(kMixtral);
   const preflight::Workload w = BuildWorkload(s);
