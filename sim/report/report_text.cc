@@ -60,7 +60,9 @@ void Header(std::string& o, const Scenario& s) {
         m.moe.enabled()
             ? fmt::format("{} experts of {} {} (top {}{}{})", m.moe.experts, act, m.moe.expert_ffn, m.moe.top_k,
                           m.moe.shared_experts > 0 ? fmt::format(", {} shared of {}", m.moe.shared_experts, m.moe.shared_ffn) : "",
-                          m.moe.dense_layers > 0 ? fmt::format(", the first {} layers dense {} {}", m.moe.dense_layers, act, m.ffn) : "")
+                          m.moe.dense_layers == 1 ? fmt::format(", the first layer dense {} {}", act, m.ffn)
+                          : m.moe.dense_layers > 1 ? fmt::format(", the first {} layers dense {} {}", m.moe.dense_layers, act, m.ffn)
+                                                   : "")
             : fmt::format("{} {}", act, m.ffn);
     o += fmt::format("  model      {}: {} layers, hidden {}, {} heads ({}{}), {}, vocab {}; {} params{}\n",
                      m.name, m.layers, m.hidden, m.heads,
