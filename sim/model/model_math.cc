@@ -81,10 +81,21 @@ std::vector<Op> LayerGemms(const ModelSpec& m, const TrainingSpec& t, const Laye
 }  // namespace
 
 std::vector<AdaptedLinear> AdaptedLinears(const ModelSpec& m, const TrainingSpec& t, int tp) {
-  const double h = m.hidden, q = m.q_dim() / tp, kv = KvDimPerRank(m, tp), f = double(m.ffn) / tp;
-  const AdaptedLinear all[] = {{LoraTarget::kQ, h, q},    {LoraTarget::kK, h, kv},  {LoraTarget::kV, h, kv},
-                               {LoraTarget::kO, q, h},    {LoraTarget::kGate, h, f}, {LoraTarget::kUp, h, f},
-                               {LoraTarget::kDown, f, h}};
+  const double h = m.hidden, q = m.q_dim() / tp, o = m.v_dim() / tp, kv = KvDimPerRank(m, tp);
+  std::vector<AdaptedLinear> all = {{LoraTarget::kQ, h, q}, {LoraTarget::kK, h, kv}, {LoraTarget::kV, h, kv},
+                                    {LoraTarget::kO, o, h}};
+  auto mlp = [&](double f, double copies, double share) {
+    for (LoraTarget x : {LoraTarget::kGate, LoraTarget::kUp})
+      all.push_back({x, h, f, copies, share});
+    all.push_back({LoraTarget::kDown, f, h, copies, share});
+  };
+  if (!m.moe.enabled()) {
+    mlp(double(m.ffn) / tp, 1, 1);
+  } else {
+    const MoeSpec& x = m.moe;
+    mlp(double(x.expert_ffn) / tp, x.experts, x.top_k * t.expert_load() / x.experts);
+    if (x.shared_experts > 0) mlp(double(x.shared_experts) * x.shared_ffn / tp, 1, 1);
+  }
   std::vector<AdaptedLinear> out;
   for (const AdaptedLinear& l : all)
     if ((t.lora_targets & Bit(l.target)) && (l.target != LoraTarget::kGate || m.ffn_kind == FfnKind::kSwiglu))
@@ -94,7 +105,13 @@ std::vector<AdaptedLinear> AdaptedLinears(const ModelSpec& m, const TrainingSpec
 
 double AdapterWidthPerLayer(const ModelSpec& m, const TrainingSpec& t) {
   double sum = 0;
-  for (const AdaptedLinear& l : AdaptedLinears(m, t, 1)) sum += l.in + l.out;
+  for (const AdaptedLinear& l : AdaptedLinears(m, t, 1)) sum += l.copies * (l.in + l.out);
+  return sum;
+}
+
+double AdapterTokenWidthPerLayer(const ModelSpec& m, const TrainingSpec& t) {
+  double sum = 0;
+  for (const AdaptedLinear& l : AdaptedLinears(m, t, 1)) sum += l.copies * l.token_share * (l.in + l.out);
   return sum;
 }
 
@@ -184,7 +201,7 @@ StepFlops TrainingStepFlops(const ModelSpec& m, const TrainingSpec& t) {
   } else {
     // Frozen base: backward computes activation gradients only (1x matmul),
     // attention has no weights so its backward stays 2x; plus adapters.
-    per_token = 2 * matmul + 3 * attention + 3 * 2.0 * t.lora_rank * AdapterWidthPerLayer(m, t) * m.layers;
+    per_token = 2 * matmul + 3 * attention + 3 * 2.0 * t.lora_rank * AdapterTokenWidthPerLayer(m, t) * m.layers;
   }
   double recompute = 0;
   if (t.recompute == Recompute::kFull) recompute = (f.layer_matmul + f.layer_attention) * m.layers;
@@ -292,7 +309,7 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards 
   ops.push_back(Memory("residual1", mem_factor * bsh * (3 * e + 1)));
   NormOps(m, norm_shape, st, pass, "norm2", ops);
   ActivationOps(m, shape, st, pass, ops);
-  PermuteOps(m, t, shards, pass, ops);
+  PermuteOps(m, t, shards, pass, st.kernels == Kernels::kEager, ops);
   ops.push_back(Memory("residual2", mem_factor * bsh * (3 * e + 1)));
   RecipeOps(m, t, tp, bwd, ops);
   AdapterOps(m, t, shape, st, pass, ops);

@@ -125,17 +125,25 @@ double KvDimPerRank(const ModelSpec& m, int tp);
 
 // The linear layers training.lora_targets adapts in one block, with their
 // input and output widths on one TP rank (gate only in SwiGLU MLPs).
+// In a mixture of experts each routed expert's gate, up and down carry
+// adapters of their own (PEFT wraps every expert's Linear): `copies` of
+// them per block, each seeing `token_share` of the block's tokens (top_k x
+// load / experts); the shared experts' as one linear of their widths.
 struct AdaptedLinear {
   LoraTarget target;
   double in = 0, out = 0;
+  double copies = 1;
+  double token_share = 1;
 };
 std::vector<AdaptedLinear> AdaptedLinears(const ModelSpec& m, const TrainingSpec& t, int tp);
 
 // Rank-r LoRA adapters (Hu et al. 2021) on training.lora_targets: the sum
 // of in + out over the adapted linear layers of one block (an adapter holds
 // rank x (in + out) parameters and runs 2 x rank x (in + out) FLOPs per
-// token forward).
+// token forward), every expert's counted.
 double AdapterWidthPerLayer(const ModelSpec& m, const TrainingSpec& t);
+// The same over what one token passes through (its top_k experts').
+double AdapterTokenWidthPerLayer(const ModelSpec& m, const TrainingSpec& t);
 
 // Bytes per element of activations and weights in the training precision.
 double ActivationBytes(Precision p);

@@ -77,7 +77,8 @@ std::vector<Op> MlpGemms(const ModelSpec& m, const TrainingSpec& t, const LayerS
   return ops;
 }
 
-void PermuteOps(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p, Pass pass, std::vector<Op>& ops) {
+void PermuteOps(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p, Pass pass, bool eager,
+                std::vector<Op>& ops) {
   if (!m.moe.enabled()) return;
   // The GPU's own tokens (seq_len / tp of each sequence under sequence
   // parallelism) and their routed copies, each read and written once.
@@ -86,8 +87,19 @@ void PermuteOps(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p,
   const double copies = tokens * m.moe.top_k * t.expert_load();
   const double once = e * h * (tokens + copies);
   const double k = pass == Pass::kBackward ? 2 : 1;
-  ops.push_back({"moe_permute", OpKind::kMemory, Flops(0), Bytes(k * once)});
-  ops.push_back({"moe_unpermute", OpKind::kMemory, Flops(0), Bytes(k * once)});
+  if (!eager) {
+    ops.push_back({"moe_permute", OpKind::kMemory, Flops(0), Bytes(k * once)});
+    ops.push_back({"moe_unpermute", OpKind::kMemory, Flops(0), Bytes(k * once)});
+    return;
+  }
+  const double logits = tokens * m.moe.experts * 4;  // fp32 router probabilities
+  for (const char* op : {"router_softmax", "router_topk", "router_one_hot"})
+    ops.push_back({op, OpKind::kMemory, Flops(0), Bytes(k * 2 * logits)});
+  const int local = m.moe.experts / p.ep;
+  for (int i = 0; i < local; ++i) {
+    ops.push_back({"expert_index", OpKind::kMemory, Flops(0), Bytes(k * once / local)});
+    ops.push_back({"expert_index_add", OpKind::kMemory, Flops(0), Bytes(k * once / local)});
+  }
 }
 
 double NodesPerToken(const MoeSpec& x, int nodes) {

@@ -41,8 +41,12 @@ std::vector<Op> MlpGemms(const ModelSpec& m, const TrainingSpec& t, const LayerS
 // permute and unpermute): each routed copy of a token's hidden state
 // written into its expert's buffer and read back into place, weighted by
 // its router probability; the backward moves the gradients the same way.
-// Nothing for a dense model.
-void PermuteOps(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p, Pass pass, std::vector<Op>& ops);
+// Nothing for a dense model. `eager`: as Hugging Face's sparse MoE block
+// runs it (modeling_mixtral.py: softmax, topk, one_hot over the router's
+// logits, then per expert an index into its tokens and an index_add of
+// its output), a kernel per op and per expert.
+void PermuteOps(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p, Pass pass, bool eager,
+                std::vector<Op>& ops);
 
 // The nodes a token's top_k experts sit on, on average, with the experts
 // spread evenly over `nodes` nodes and chosen uniformly (the balanced

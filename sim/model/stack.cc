@@ -65,8 +65,12 @@ double AdamBytesPerParam(OptimizerImpl impl) {
 
 int LinearModulesPerBlock(const ModelSpec& m, const StackTraits& traits) {
   const int mlp = m.ffn_kind == FfnKind::kSwiglu ? 3 : 2;
+  // A mixture of experts: the router and every expert's MLP (the shared
+  // experts as one), each expert's linears modules of their own.
+  const int mlps = m.moe.enabled() ? m.moe.experts + (m.moe.shared_experts > 0 ? 1 : 0) : 1;
+  const int router = m.moe.enabled() ? 1 : 0;
   // q, k, v, o and the MLP's; fused: QKV, o, MLP-up (gate+up) and down.
-  return traits.separate_projections ? 4 + mlp : 4;
+  return traits.separate_projections ? 4 + router + mlp * mlps : 4 + router + 2 * (mlps - 1);
 }
 
 }  // namespace pf

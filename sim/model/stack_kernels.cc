@@ -94,8 +94,10 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
                 Pass pass, std::vector<Op>& ops) {
   if (t.method == Method::kFull) return;
   const bool bwd = pass == Pass::kBackward;
-  const double e = b.e, r = t.lora_rank, n = b.tokens;
-  for (const AdaptedLinear& l : AdaptedLinears(m, t, b.tp)) {
+  const double e = b.e, r = t.lora_rank;
+  for (const AdaptedLinear& l : AdaptedLinears(m, t, b.tp))
+    for (int copy = 0; copy < l.copies; ++copy) {  // each expert's adapter on its tokens
+    const double n = b.tokens * l.token_share;
     const std::string name = std::string("lora_") + ToString(l.target);
     // x*A then *B: 2 r (in + out) FLOPs per token forward, twice that
     // backward (input and weight gradients of both).
@@ -135,7 +137,7 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
       ops.push_back(Kernel(name + "_A_dgrad", n * e * l.in, flops / 4));
       ops.push_back(Kernel(name + "_dx_add", n * e * 3 * l.in));
     }
-  }
+    }
 }
 
 double LossTrafficPerLogit(Loss loss, double e) {

@@ -314,13 +314,16 @@ Check Experts(const Scenario& s, int dp) {
     return SpecError{"parallel.sp", "false, but a mixture of experts with tensor parallelism (tp = " + Str(p.tp) +
                                         ") needs sequence parallelism (Megatron-Core: each TP rank routes its own "
                                         "tokens); set parallel.sp: true"};
-  if (p.zero == 3)
-    return SpecError{"parallel.zero", "3 with a mixture of experts is not modelled (expert weights sharded over "
-                                      "their own groups); accepted: zero 0 to 2, or distributed_optimizer: true"};
-  if (t.method != Method::kFull)
-    return SpecError{"training.method", std::string("\"") + ToString(t.method) +
-                                            "\" on a mixture of experts is not modelled (adapters per expert); "
-                                            "accepted: full"};
+  // ZeRO-3 gathers a sparse block whole (every expert), and LoRA adapts
+  // every expert's linears, as DeepSpeed, FSDP and PEFT do without expert
+  // parallelism; with it neither is modelled.
+  if (p.zero == 3 && p.ep > 1)
+    return SpecError{"parallel.zero", "3 with expert parallelism (ep = " + Str(p.ep) +
+                                          ") is not modelled (expert weights sharded over their own groups); accepted: "
+                                          "zero 0 to 2, or ep 1"};
+  if (t.method != Method::kFull && p.ep > 1)
+    return SpecError{"training.method", std::string("\"") + ToString(t.method) + "\" with expert parallelism (ep = " +
+                                            Str(p.ep) + ") is not modelled; accepted: full, or ep 1"};
   return {};
 }
 

@@ -184,6 +184,8 @@ std::vector<Case> Cases() {
       {"DeepEpWithExpertTp", {{"llama2-70b", "mixtral-8x7b"}, {"method: lora", "method: full"}, {"tp: 8", "tp: 2"},
                               {"  dp: 1\n", "  dp: 4\n  ep: 4\n  sp: true\n  ep_dispatcher: deepep\n"}}, 12, 18,
        "parallel.ep_dispatcher", "\"deepep\"", "but expert_tp is 2; set parallel.expert_tp: 1"},
+      {"LoraOnExpertsWithEp", {{"llama2-70b", "mixtral-8x7b"}, {"tp: 8", "tp: 1"}, {"  dp: 1\n", "  dp: 8\n  ep: 8\n"}},
+       13, 11, "training.method", "\"lora\"", "with expert parallelism (ep = 8) is not modelled; accepted: full, or ep 1"},
       {"EpOnADenseModel", {{"tp: 8", "tp: 4"}, {"  dp: 1\n", "  dp: 2\n  ep: 2\n"}}, 10, 7,
        "parallel.ep", "2", "llama2-70b has none"},
       {"MoeWithTpWithoutSp", {{"llama2-70b", "mixtral-8x7b"}, {"method: lora", "method: full"}, {"tp: 8", "tp: 2"},

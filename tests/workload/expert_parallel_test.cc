@@ -11,6 +11,7 @@
 #include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
 #include "sim/model/moe.h"
+#include "sim/model/memory_model.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/workload/stage_cost.h"
 #include "sim/workload/workload_builder.h"
@@ -194,6 +195,30 @@ TEST(ExpertParallel, DeepEpSendsATokenOncePerNodeAndFansItOutOverNvlink) {
   const Result b = Simulate(s);
   ASSERT_TRUE(a.step && b.step);
   EXPECT_LT(b.step->breakdown.ep_comm.value(), 0.5 * a.step->breakdown.ep_comm.value());
+}
+
+// LoRA on a mixture of experts (PEFT, without expert parallelism): every
+// expert's gate, up and down carry adapters of their own, each run on its
+// share of the tokens; Hugging Face's loop over the experts is a kernel
+// per expert and op. Rank 16 on Mixtral: attention 16 x (8192 + 5120 +
+// 5120 + 8192) = 425,984 a layer, the 8 experts' 8 x 3 x 16 x (4096 +
+// 14336) = 7,077,888; x 32 layers (the router is not adapted).
+TEST(ExpertParallel, LoraAdaptsEveryExpertAndRunsEachOnItsTokens) {
+  const std::string base = testing_util::kRoot + "/scenarios/70b_8xA800.yaml";  // LLaMA-Factory, ZeRO-3 DP8
+  const Scenario s = LoadScenario(base, {"model={hf_config: mixtral-8x7b-v0.1}"});
+  EXPECT_DOUBLE_EQ(TrainableParams(s), 32 * (425984.0 + 7077888.0));
+  // FLOPs a token runs through adapters: its 2 experts' of 8.
+  EXPECT_DOUBLE_EQ(AdapterTokenWidthPerLayer(s.model, s.training), 26624 + 2 * 3 * 18432.0);
+  int lora = 0, index = 0;
+  for (const Op& op : LayerOps(s.model, s.training, 1, Pass::kForward, true)) {
+    lora += op.name.rfind("lora_", 0) == 0;
+    index += op.name == "expert_index";
+  }
+  EXPECT_EQ(lora, 4 * 4 + 8 * 3 * 4);  // PEFT: A, B, scale and add per adapted linear and expert
+  EXPECT_EQ(index, 8);
+  const Result r = Simulate(s);
+  ASSERT_TRUE(r.step) << "fits: ZeRO-3 shards the experts with the rest";
+  EXPECT_TRUE(r.memory.fits);
 }
 
 TEST(ExpertParallel, AllToAllFlowsCarryEachGpusRemoteShareOverItsRail) {
