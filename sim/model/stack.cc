@@ -11,9 +11,17 @@ const StackTraits& TraitsOf(Stack stack) {
   // Megatron-DeepSpeed and DeepSpeed's own engine: Megatron's kernels, but
   // ZeRO-3 fetches parameters submodule by submodule
   // (partitioned_param_coordinator.py fetch_sub_module, all_gather_coalesced
-  // per module).
-  static const StackTraits deepspeed{Kernels::kFused, Adapters::kFused, OptimizerImpl::kFused,
-                                     Zero3Gather::kPerModule, Loss::kVocabParallel, false};
+  // per module), and under a pipeline the PipelineEngine's schedule
+  // (runtime/pipe/schedule.py TrainSchedule: ReduceTiedGrads, ReduceGrads,
+  // OptimizerStep after the last micro-batch) all-reduces the gradients
+  // after the flush; with bf16, _exec_reduce_grads -> _bf16_reduce_grads
+  // all-reduces "the optimizer's FP32 grads" (runtime/pipe/engine.py), the
+  // BF16_Optimizer's fp32 copies into which each micro-batch's bf16
+  // gradients are accumulated (runtime/bf16_optimizer.py; PP + bf16 runs
+  // ZeRO stage 0 or 1 only).
+  static const StackTraits deepspeed{Kernels::kFused,          Adapters::kFused,     OptimizerImpl::kFused,
+                                     Zero3Gather::kPerModule,  Loss::kVocabParallel, false,
+                                     PipelineGrads::kAfterFlush};
   // PyTorch FSDP recipes (llm-foundry, fms-fsdp, torchtitan): fused or
   // compiled block kernels, one all-gather per wrapped block, torch's
   // default foreach AdamW, adapters (torchtune) as modules of their own.
@@ -61,6 +69,15 @@ double AdamBytesPerParam(OptimizerImpl impl) {
   // lerp_ 12, exp_avg_sq mul_ 8 and addcmul_ 16, sqrt 8, div_ 8, add_(eps)
   // 8, param.addcdiv_ 16.
   return 84;
+}
+
+bool ReducesAfterFlush(const Scenario& s) {
+  return TraitsOf(s.training.stack).pipeline_grads == PipelineGrads::kAfterFlush && s.parallel.pp > 1 &&
+         s.training.method == Method::kFull && s.parallel.zero < 2;
+}
+
+double FlushReduceBytes(const Scenario& s) {
+  return s.training.precision == Precision::kBf16 ? 4 : ElementBytes(s.training.precision);
 }
 
 int LinearModulesPerBlock(const ModelSpec& m, const StackTraits& traits) {

@@ -31,6 +31,12 @@ enum class Zero3Gather { kPerBlock, kPerModule };
 // logits.float()), or a chunked fused kernel that never holds them whole
 // (Unsloth's fast cross-entropy).
 enum class Loss { kVocabParallel, kFp32Logits, kChunked };
+// Gradients under a pipeline schedule: reduced bucket by bucket as the last
+// backward completes them (Megatron's DDP, FSDP), or, by DeepSpeed's
+// PipelineEngine, all-reduced after the flush (its ReduceGrads
+// instruction), from the BF16_Optimizer's fp32 gradient copies under bf16,
+// which accumulate each micro-batch's bf16 gradients.
+enum class PipelineGrads { kBucketed, kAfterFlush };
 
 struct StackTraits {
   Kernels kernels = Kernels::kFused;
@@ -41,7 +47,15 @@ struct StackTraits {
   // q, k, v (and gate, up) as separate Linear layers (Hugging Face
   // modeling code) instead of one fused QKV (MLP-up) GEMM.
   bool separate_projections = false;
+  PipelineGrads pipeline_grads = PipelineGrads::kBucketed;
 };
+
+// DeepSpeed's PipelineEngine reduces the gradients of this job after the
+// pipeline flush (pp > 1 on a kAfterFlush stack, full training).
+bool ReducesAfterFlush(const Scenario& s);
+// Bytes per gradient element it all-reduces: the BF16_Optimizer's fp32
+// copies under bf16, else the training precision's.
+double FlushReduceBytes(const Scenario& s);
 const StackTraits& TraitsOf(Stack stack);
 
 // Host time eager PyTorch spends issuing one kernel: a forward op from

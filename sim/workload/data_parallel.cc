@@ -19,7 +19,10 @@ DataParallelEmitter::DataParallelEmitter(TaskGraph& g, const Scenario& s, int st
   else EmitBuckets();
   if (ReducesExperts()) EmitExpertReductions();
   if (ParamGatherOverlapped()) EmitParamGather();
-  if (p_.dp > 1 && !zero3_ && p_.zero < 2 && !p_.dp_overlap)
+  if (p_.dp > 1 && !zero3_ && p_.zero < 2 && ReducesAfterFlush(s_))  // DeepSpeed's PipelineEngine (stack.h)
+    late_reduce_ = g_.Collective("dp_grad_all_reduce_after_flush", preflight::DP_COMM, preflight::ALL_REDUCE, group_,
+                                 Bytes((stage_params_ - stage_experts_) * FlushReduceBytes(s_)), 1, p_.tp);
+  else if (p_.dp > 1 && !zero3_ && p_.zero < 2 && !p_.dp_overlap)
     late_reduce_ = g_.Collective("dp_grad_reduce", preflight::DP_COMM, DpKind(), group_,
                                  Bytes((stage_params_ - stage_experts_) * ElementBytes(s_.training.precision)), 1,
                                  p_.tp);
@@ -72,7 +75,7 @@ int DataParallelEmitter::Buckets(int chunk) const {
 }
 
 bool DataParallelEmitter::ReducesIn(int micro_batch) const {
-  if (p_.dp <= 1 || zero3_) return false;
+  if (p_.dp <= 1 || zero3_ || ReducesAfterFlush(s_)) return false;
   if (p_.zero == 2) return true;
   return p_.dp_overlap && micro_batch == micro_batches_ - 1;
 }

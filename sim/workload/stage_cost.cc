@@ -127,6 +127,12 @@ StageCost CostOfStage(const Scenario& s, int vstage) {
   c.layer_weights = CountParams(m).per_layer / p.tp;
   c.params = frozen ? t.lora_rank * AdapterWidthPerLayer(m, t) * c.layers / p.tp : held.total();
   if (!frozen && p.ep > 1) c.expert_params = held.experts;
+  // DeepSpeed's BF16_Optimizer under a pipeline (stack.h): each
+  // micro-batch's bf16 gradients added into the fp32 copies, reading 2 + 4
+  // and writing 4 bytes per parameter (at least: one fused add).
+  if (ReducesAfterFlush(s) && t.precision == Precision::kBf16)
+    c.bwd = c.bwd + Measure({{"bf16_optimizer_grad_accumulate", OpKind::kMemory, Flops(0), Bytes(10 * c.params)}}, s,
+                            Pass::kBackward);
   TensorParallelCounts(s, first, last, c);
   ExpertCounts(s, c);
   if (p.context_group > 1) {  // ring attention's K/V exchange, as Llama 3's all-gather of K and V

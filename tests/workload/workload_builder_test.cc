@@ -326,3 +326,39 @@ TEST(Schedule, InterleavingNeedsPipelineAndDivisibleMicroBatches) {
 
 }  // namespace
 }  // namespace pf
+
+namespace pf {
+namespace {
+
+// DeepSpeed's PipelineEngine (model/stack.h): the gradients all-reduced
+// once after the flush, not bucket by bucket; under bf16 the
+// BF16_Optimizer's fp32 copies (4 bytes a parameter), into which each
+// micro-batch's backward adds its gradients.
+TEST(Workload, DeepSpeedPipelineAllReducesFp32GradientsAfterTheFlush) {
+  const std::string file = kRoot + "/scenarios/megatron_1p7b_32xA100.yaml";
+  const std::vector<std::string> sets = {"parallel.pp=2", "parallel.dp=16", "parallel.zero=1",
+                                         "parallel.dp_overlap=true", "training.stack=deepspeed",
+                                         "training.precision=bf16", "training.recompute=none"};
+  const Scenario ds = LoadScenario(file, sets);
+  const preflight::Workload w = BuildWorkload(ds);
+  EXPECT_EQ(Count(w, "dp_grad_bucket"), 0);
+  EXPECT_EQ(Count(w, "dp_grad_all_reduce_after_flush"), 2);  // one per stage
+  const StageCost c = CostOfStage(ds, 0);
+  for (const auto& t : w.tasks())
+    if (t.name() == "dp_grad_all_reduce_after_flush" && t.collective().gpus(0) == 0) {
+      EXPECT_EQ(t.collective().kind(), preflight::ALL_REDUCE);
+      EXPECT_DOUBLE_EQ(t.collective().size_bytes(), 4 * c.params);
+    }
+  // Megatron on the same layout reduces bucket by bucket in the last backward.
+  std::vector<std::string> megatron = sets;
+  megatron.back() = "training.stack=megatron";
+  megatron.push_back("training.recompute=none");
+  const Scenario mg = LoadScenario(file, megatron);
+  EXPECT_GT(Count(BuildWorkload(mg), "dp_grad_bucket"), 0);
+  // The fp32 accumulation: 10 bytes a parameter each micro-batch's backward.
+  EXPECT_GT(c.bwd.seconds.value(), CostOfStage(mg, 0).bwd.seconds.value() +
+                                       0.9 * 10 * c.params / (ds.cluster.node.gpu.memory_bandwidth.value() * 0.84));
+}
+
+}  // namespace
+}  // namespace pf
