@@ -82,12 +82,14 @@ double FlushReduceBytes(const Scenario& s) {
 
 int LinearModulesPerBlock(const ModelSpec& m, const StackTraits& traits) {
   const int mlp = m.ffn_kind == FfnKind::kSwiglu ? 3 : 2;
-  // A mixture of experts: the router and every expert's MLP (the shared
-  // experts as one), each expert's linears modules of their own.
-  const int mlps = m.moe.enabled() ? m.moe.experts + (m.moe.shared_experts > 0 ? 1 : 0) : 1;
-  const int router = m.moe.enabled() ? 1 : 0;
+  // A mixture of experts' sparse block is one ZeRO-3 leaf module, fetched
+  // whole with all its experts: deepspeed.utils.set_z3_leaf_modules, which
+  // LLaMA-Factory's add_z3_leaf_module sets for every MoE model it trains
+  // (model_utils/moe.py) and without which ZeRO-3 fails on MoE models
+  // (DeepSpeed PR #4966).
+  if (m.moe.enabled()) return (traits.separate_projections ? 4 : 2) + 1;
   // q, k, v, o and the MLP's; fused: QKV, o, MLP-up (gate+up) and down.
-  return traits.separate_projections ? 4 + router + mlp * mlps : 4 + router + 2 * (mlps - 1);
+  return traits.separate_projections ? 4 + mlp : 4;
 }
 
 }  // namespace pf
