@@ -42,8 +42,9 @@ if(PREFLIGHT_SANITIZE)
     # (false positives the GCC manual warns of with -fsanitize).
     add_compile_options(-Wno-maybe-uninitialized)
   endif()
+  # PREFLIGHT_SANITIZED: tests/test_util.h SkipHeavyUnderSanitizers.
   add_compile_options(-fsanitize=${PF_SANITIZERS} -fno-sanitize-recover=all
-                      -fno-omit-frame-pointer -g1 -D_GLIBCXX_ASSERTIONS)
+                      -fno-omit-frame-pointer -g1 -D_GLIBCXX_ASSERTIONS -DPREFLIGHT_SANITIZED=1)
   add_link_options(-fsanitize=${PF_SANITIZERS})
 endif()
 

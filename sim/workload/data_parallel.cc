@@ -52,13 +52,15 @@ bool DataParallelEmitter::ReducesExperts() const { return stage_experts_ > 0 && 
 // reduced over the expert-data-parallel group (the GPUs holding the same
 // experts, rank_layout.h ExpertDpGroup): one collective per group and chunk
 // after the chunk's backward, in the micro-batches the dense buckets reduce
-// in (with dp_overlap false, after the last one's backward).
+// in (with dp_overlap false or DeepSpeed's pipeline, after the last one's
+// backward).
 void DataParallelEmitter::EmitExpertReductions() {
   expert_reduce_.assign(chunks_.size(), std::vector<std::vector<int>>(micro_batches_));
   const int groups = p_.ep_workers();
   std::vector<int> prev(groups, kNoTask);
   for (int mb = 0; mb < micro_batches_; ++mb) {
-    if (!(ReducesIn(mb) || (!p_.dp_overlap && mb == micro_batches_ - 1))) continue;
+    const bool late = !p_.dp_overlap || ReducesAfterFlush(s_);  // after the last backward
+    if (!(ReducesIn(mb) || (late && mb == micro_batches_ - 1))) continue;
     for (size_t k = 0; k < chunks_.size(); ++k)
       for (int r = 0; r < groups; ++r) {
         int x = g_.Collective("ep_expert_grad_reduce", preflight::DP_COMM, DpKind(), ExpertDpGroup(p_, r, stage_),

@@ -26,6 +26,7 @@
 #include "sim/spec/names.h"
 #include "sim/spec/validate.h"
 #include "sim/workload/data_parallel.h"
+#include "sim/workload/size_estimate.h"
 #include "sim/workload/stage_cost.h"
 #include "tests/test_util.h"
 
@@ -75,6 +76,9 @@ class StackReference : public ::testing::TestWithParam<Row> {};
 
 TEST_P(StackReference, ErrorStaysInItsBand) {
   const Row& row = GetParam();
+  if (testing_util::Sanitized() &&
+      EstimateSimulationSize(LoadScenario(ScenarioPath(row.scenario, row.dir))).tasks > testing_util::kSanitizerTaskBudget)
+    GTEST_SKIP() << row.scenario << ": over the sanitizer suite's task budget; the normal suite holds it";
   const double error = Predict(row) / row.published - 1;
   std::cout << row.scenario << " (" << row.source << " line " << row.line << ", " << row.metric << "): published "
             << row.published << ", error " << 100 * error << "%" << (row.note.empty() ? "" : "; " + row.note)

@@ -16,6 +16,7 @@
 #include "sim/scenario/scenario_loader.h"
 #include "sim/job/simulate.h"
 #include "sim/plan/alternative.h"
+#include "sim/workload/size_estimate.h"
 #include "tests/test_util.h"
 
 namespace pf {
@@ -43,6 +44,8 @@ TEST_P(Golden, TextAndJsonReportsAreUnchanged) {
   ASSERT_EQ(chdir(kRoot.c_str()), 0);
   const std::string name = GetParam();
   Scenario s = LoadScenario("scenarios/" + name + ".yaml");
+  if (testing_util::Sanitized() && EstimateSimulationSize(s).tasks > testing_util::kSanitizerTaskBudget)
+    GTEST_SKIP() << name << ": over the sanitizer suite's task budget; the normal suite compares it";
   const bool large = s.cluster.gpus() > 8192;
   s.intervals = !large;  // as `simulate` runs it
   const Result r = Simulate(s);

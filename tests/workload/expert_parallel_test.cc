@@ -129,6 +129,18 @@ TEST(ExpertParallel, WholeExpertsSpanTheTpRanks) {
   EXPECT_EQ(reductions, s.parallel.ep_workers());  // one per group, after the last backward
 }
 
+// Whatever reduces the dense gradients, the experts' are reduced too: by
+// bucket in the last backward, or after the flush (DeepSpeed's pipeline).
+TEST(ExpertParallel, ExpertGradientsAreReducedUnderEveryGradientPath) {
+  for (const char* stack : {"training.stack=megatron", "training.stack=deepspeed"}) {
+    const Scenario s = LoadScenario(kMixtral, {stack, "parallel.vp=1"});
+    int reductions = 0;
+    const preflight::Workload w = BuildWorkload(s);
+    for (const auto& t : w.tasks()) reductions += t.name() == "ep_expert_grad_reduce";
+    EXPECT_EQ(reductions, s.parallel.pp * s.parallel.ep_workers()) << stack;  // a stage's groups, once
+  }
+}
+
 TEST(ExpertParallel, ExpertsSplitTheirWeightsAndShardTheirStatesOverExpertDp) {
   const Scenario s = LoadScenario(kMixtral, kWholeExperts);
   const ModelSpec& m = s.model;
