@@ -135,8 +135,7 @@ Bytes ActivationMemory(const Scenario& sc, int stage) {
   // A mixture of experts' dense first layers keep a dense block's share.
   int dense_layers = 0;
   for (int chunk = 0; chunk < p.vp; ++chunk) dense_layers += DenseLayersOfVirtualStage(m, p, chunk * p.pp + stage);
-  ModelSpec dense = m;
-  dense.moe = MoeSpec{};
+  const ModelSpec dense = DenseBlockOf(m);
   const double held = LayersOfStage(m, p, stage);
   const double per_layer = held > 0 ? ((held - dense_layers) * LayerActivationBytes(m, t, p.tp, p.sp, p.etp()) +
                                        dense_layers * LayerActivationBytes(dense, t, p.tp, p.sp, p.etp())) / held

@@ -138,8 +138,7 @@ ParamCount CountParams(const ModelSpec& m) {
   p.routed_per_layer = RoutedExpertParams(m);
   p.active_per_layer = p.per_layer - mlp + ActiveMlpParams(m);
   if (m.moe.enabled() && m.moe.dense_layers > 0) {
-    ModelSpec dense = m;
-    dense.moe = MoeSpec{};
+    const ModelSpec dense = DenseBlockOf(m);
     p.dense_layers = m.moe.dense_layers;
     p.dense_per_layer = p.per_layer - mlp + MlpParams(dense);
   }
@@ -176,8 +175,7 @@ TokenFlops ForwardFlopsPerToken(const ModelSpec& m, int seq_len) {
   // A mixture of experts' top_k; with dense first layers the mean over
   // the layers (so that x layers is the model's).
   const double k = m.moe.enabled() ? m.moe.dense_layers : 0, L = m.layers;
-  ModelSpec dense = m;
-  dense.moe = MoeSpec{};
+  const ModelSpec dense = DenseBlockOf(m);
   const double mlp = ((L - k) * ActiveMlpParams(m) + k * ActiveMlpParams(dense)) / L;
   const double latent_norms = m.mla.enabled() ? m.mla.kv_lora + m.mla.q_lora : 0;  // weights, not matmuls
   t.layer_matmul = 2 * (AttentionParams(m) - latent_norms + mlp);

@@ -6,6 +6,12 @@ namespace pf {
 
 int FfnMatrices(const ModelSpec& m) { return m.ffn_kind == FfnKind::kSwiglu ? 3 : 2; }
 
+ModelSpec DenseBlockOf(const ModelSpec& m) {
+  ModelSpec dense = m;
+  dense.moe = MoeSpec{};
+  return dense;
+}
+
 double MlpParams(const ModelSpec& m) {
   const double h = m.hidden, per = FfnMatrices(m) * h;
   if (!m.moe.enabled()) return per * m.ffn;

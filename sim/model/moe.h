@@ -13,6 +13,10 @@ namespace pf {
 // Weight matrices of one MLP (expert or dense): 3 for SwiGLU, 2 for GeLU.
 int FfnMatrices(const ModelSpec& m);
 
+// `m` with a dense MLP of its ffn: the block a mixture of experts' dense
+// first layers are (MoeSpec dense_layers).
+ModelSpec DenseBlockOf(const ModelSpec& m);
+
 // Parameters of one block's MLP: the dense MLP, or the router (hidden x
 // experts), every routed expert and the shared experts (no biases).
 double MlpParams(const ModelSpec& m);

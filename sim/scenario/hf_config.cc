@@ -70,13 +70,19 @@ Family FamilyOf(const YamlView& config) {
 
 int IntField(const YamlView& c, const char* key, long long max) { return static_cast<int>(c.Get(key).Int(1, max)); }
 
+// num_experts_per_tok, at most the `experts` that `experts_key` gives.
+int TopK(const YamlView& c, int experts, const std::string& experts_key) {
+  const int k = IntField(c, "num_experts_per_tok", 1 << 12);
+  if (k > experts)
+    c.Get("num_experts_per_tok").Fail(std::to_string(k) + " exceeds the " + std::to_string(experts) + " experts (" +
+                                      experts_key + ")");
+  return k;
+}
+
 void ParseHfDeepseek(const YamlView& c, ModelSpec& m) {
   MoeSpec& x = m.moe;
   x.experts = IntField(c, "n_routed_experts", 1 << 12);
-  x.top_k = IntField(c, "num_experts_per_tok", 1 << 12);
-  if (x.top_k > x.experts)
-    c.Get("num_experts_per_tok").Fail(std::to_string(x.top_k) + " exceeds the " + std::to_string(x.experts) +
-                                      " experts (n_routed_experts)");
+  x.top_k = TopK(c, x.experts, "n_routed_experts");
   x.expert_ffn = IntField(c, "moe_intermediate_size", 1 << 22);
   x.shared_experts = c.Has("n_shared_experts") ? static_cast<int>(c.Get("n_shared_experts").Int(0, 1 << 8)) : 0;
   x.shared_ffn = x.expert_ffn;
@@ -96,10 +102,7 @@ void ParseHfDeepseek(const YamlView& c, ModelSpec& m) {
 MoeSpec ParseHfMoe(const YamlView& c, bool qwen, const ModelSpec& m) {
   MoeSpec x;
   x.experts = IntField(c, qwen ? "num_experts" : "num_local_experts", 1 << 12);
-  x.top_k = IntField(c, "num_experts_per_tok", 1 << 12);
-  if (x.top_k > x.experts)
-    c.Get("num_experts_per_tok").Fail(std::to_string(x.top_k) + " exceeds the " + std::to_string(x.experts) +
-                                      " experts (" + (qwen ? "num_experts" : "num_local_experts") + ")");
+  x.top_k = TopK(c, x.experts, qwen ? "num_experts" : "num_local_experts");
   x.expert_ffn = qwen ? IntField(c, "moe_intermediate_size", 1 << 22) : m.ffn;
   if (qwen && c.Has("shared_expert_intermediate_size")) {
     x.shared_experts = 1;

@@ -112,8 +112,7 @@ StageCost CostOfStage(const Scenario& s, int vstage) {
     c.fwd = c.fwd + fwd_layer * n;
     c.bwd = c.bwd + LayerBackward(s, model, fwd_ops, fwd_layer, frozen) * n;
   };
-  ModelSpec dense = m;
-  dense.moe = MoeSpec{};
+  const ModelSpec dense = DenseBlockOf(m);
   add_layers(m, c.layers - held.dense_count);
   add_layers(dense, held.dense_count);
   if (first) {

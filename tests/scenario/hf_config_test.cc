@@ -72,12 +72,14 @@ TEST(HfConfig, EveryBundledConfigGivesItsPublishedParameterCount) {
     const ModelSpec m = WithModel(name).model;
     const double params = CountParams(m).total(m.layers);
     EXPECT_NEAR(params / kPublished.at(name), 1, 0.005) << name << ": " << params;
-    if (kPublishedActive.count(name))
+    if (kPublishedActive.count(name)) {
       EXPECT_NEAR(CountParams(m).active(m.layers) / kPublishedActive.at(name), 1, 0.02) << name;
-    if (kPublishedActiveWithoutEmbedding.count(name))
+    }
+    if (kPublishedActiveWithoutEmbedding.count(name)) {
       EXPECT_NEAR((CountParams(m).active(m.layers) - CountParams(m).embedding) /
                       kPublishedActiveWithoutEmbedding.at(name), 1, 0.03)
           << name;
+    }
     ++checked;
   }
   EXPECT_GE(checked, 27);
