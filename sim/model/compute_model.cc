@@ -9,8 +9,11 @@ namespace {
 
 // FlashAttention-2 reaches 50-73% of peak forward and 45-63% backward on
 // A100 (Dao 2023, "FlashAttention-2", Sec. 4.1); relative to the best GEMM
-// (0.869 there) that is about 0.70 of GEMM throughput.
-constexpr double kAttentionVsGemm = 0.70;
+// (0.869 there) that is about 0.70 of GEMM throughput. GPUs whose catalog
+// entry measures a kernel (topologies/gpus.yaml attention_vs_gemm: the
+// Hopper parts) use their own ratio; the others this one.
+constexpr double kFlashAttention2VsGemm = 0.70;
+
 // Achievable fraction of datasheet HBM bandwidth for streaming kernels:
 // ~1.7 TB/s of 2.04 on A100-80GB and ~2.8 of 3.35 TB/s on H100 in
 // device-to-device copy benchmarks (assumption from public STREAM-like runs).
@@ -20,6 +23,19 @@ constexpr double kHbmEfficiency = 0.84;
 constexpr Seconds kKernelOverhead(4e-6);
 
 }  // namespace
+
+double AttentionVsGemm(const GpuSpec& g, Attention kernel) {
+  const double flash = g.attention_flash.value_or(kFlashAttention2VsGemm);
+  switch (kernel) {
+    // Transformer Engine runs flash-attn where cuDNN is not preferred
+    // (before Hopper); no cuDNN measurement there.
+    case Attention::kCudnn: return g.attention_cudnn.value_or(flash);
+    case Attention::kFlash3: return g.attention_flash3.value_or(flash);  // validate.cc: Hopper only
+    case Attention::kFlash:
+    case Attention::kUnfused: break;  // unfused attention is GEMMs and memory ops
+  }
+  return flash;
+}
 
 double DefaultGemmEfficiency() {
   // Mean fraction_of_peak of the bf16 rows of tests/data/gemm_achievable.csv
@@ -46,7 +62,7 @@ Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& c
   // attention in bf16.
   const Precision kernel = op.kind == OpKind::kAttention && p == Precision::kFp8 ? Precision::kBf16 : p;
   double eff = GemmEfficiency(g, kernel);
-  if (op.kind == OpKind::kAttention) eff *= kAttentionVsGemm;
+  if (op.kind == OpKind::kAttention) eff *= AttentionVsGemm(g, op.kernel);
   if (op.kind == OpKind::kGemm) eff *= GemmShapeFactor(g.sms, op.m, op.n, op.k, shape);
   const Seconds compute = op.flops / (PeakFlops(g, kernel) * eff);
   const Seconds memory = op.bytes / (g.memory_bandwidth * kHbmEfficiency);

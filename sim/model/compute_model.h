@@ -22,6 +22,11 @@ double GemmEfficiency(const GpuSpec& g, Precision p = Precision::kBf16);
 double DefaultGemmEfficiency();
 double Fp8VsBf16Gemm();
 
+// An attention kernel's throughput over the GPU's best GEMM's: the
+// catalog's measurement for this GPU and kernel, or FlashAttention-2's on
+// A100 (0.70).
+double AttentionVsGemm(const GpuSpec& g, Attention kernel);
+
 // Time one kernel takes (GEMMs scaled by their shape's factor under
 // `shape`, gemm_shape.h).
 Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& cal,

@@ -181,7 +181,7 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
   StatesMemory(sc, stage, r);
   r.activations = ActivationMemory(sc, stage);
   if (stage == p.pp - 1)  // bf16 logits + fp32 softmax/gradient over the vocabulary shard
-    r.logits = Bytes(t.tokens_per_micro_batch() * m.vocab / p.tp * LogitsBytesPerElement(TraitsOf(t.stack).loss, 2));
+    r.logits = Bytes(t.tokens_per_micro_batch() * m.vocab / p.tp * LogitsBytesPerElement(LossOf(t), 2));
   if (p.zero >= 3 && p.dp > 1)  // the layer being computed, the prefetched one, its gradients
     r.zero_buffers = Bytes(CountParams(m).per_layer / p.tp * (2 * LayerWeightBytes(t.method, t.precision) + ElementBytes(t.precision)));
   double live = (r.weights + r.gradients + r.optimizer + r.activations + r.logits +

@@ -228,7 +228,7 @@ void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, int context
   const double bsh = tokens * h;
   const double heads = double(m.heads) / tp;
   const double mem_factor = bwd ? 2.0 : 1.0;
-  if (t.attention == Attention::kFlash) {
+  if (t.attention != Attention::kUnfused) {
     // FlashAttention (Dao 2022): causal kernels skip the masked half, and
     // with a sliding window w the blocks before it (a query sees on average
     // S/2 keys, or w - w^2/(2S) once S > w); the backward runs 5 matmuls to
@@ -237,8 +237,10 @@ void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, int context
                                                         : 0.5 * keys;
     double fwd = 4 * b * s * seen * h / tp;
     double qkvo = e * tokens * (2 * h / tp + 2 * KvDimPerRank(m, tp) * context);
-    ops.push_back({bwd ? "flash_attn_bwd" : "flash_attn", OpKind::kAttention,
-                   Flops(bwd ? 2.5 * fwd : fwd), Bytes(mem_factor * qkvo)});
+    Op op{bwd ? "flash_attn_bwd" : "flash_attn", OpKind::kAttention, Flops(bwd ? 2.5 * fwd : fwd),
+          Bytes(mem_factor * qkvo)};
+    op.kernel = t.attention;
+    ops.push_back(op);
     return;
   }
   // Unfused: scores and AV as batched GEMMs over the full square, softmax,
@@ -327,7 +329,7 @@ std::vector<Op> HeadOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass 
   Op logits = Gemm("logits", tokens, m.hidden, double(m.vocab) / tp, e);
   // Softmax cross-entropy over the vocabulary shard, as the stack runs it
   // (stack_kernels.h LossTrafficPerLogit).
-  const double loss_bytes = tokens * double(m.vocab) / tp * LossTrafficPerLogit(TraitsOf(t.stack).loss, e);
+  const double loss_bytes = tokens * double(m.vocab) / tp * LossTrafficPerLogit(LossOf(t), e, pass);
   if (pass == Pass::kForward) return {Memory("final_norm", 2 * tokens * m.hidden * e), logits,
                                       Memory("cross_entropy", loss_bytes)};
   std::vector<Op> ops{Memory("cross_entropy_bwd", loss_bytes), Dgrad(logits)};

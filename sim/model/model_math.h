@@ -84,6 +84,7 @@ struct Op {
   Bytes bytes;  // HBM traffic (reads + writes)
   // A GEMM's shape, output M x N reduced over K (0: not a plain GEMM).
   double m = 0, n = 0, k = 0;
+  Attention kernel = Attention::kFlash;  // a kAttention op's kernel
 };
 
 enum class Pass { kForward, kBackward };

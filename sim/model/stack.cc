@@ -7,7 +7,13 @@ const StackTraits& TraitsOf(Stack stack) {
   // bias-SwiGLU and bias-dropout-add kernels, fused QKV and MLP-up GEMMs,
   // vocabulary-parallel cross-entropy, FusedAdam in the distributed
   // optimizer, LoRA as ParallelLinearAdapter added onto the base output.
+  // Megatron-LM runs the loss op by op unless --cross-entropy-loss-fusion
+  // is given (TransformerConfig.cross_entropy_loss_fusion = False); NeMo
+  // 2.0's GPTConfig turns the fusion on (nemo/collections/llm/gpt/model/
+  // base.py, cross_entropy_loss_fusion: bool = True).
   static const StackTraits megatron{};
+  static const StackTraits nemo{Kernels::kFused, Adapters::kFused, OptimizerImpl::kFused,
+                                Zero3Gather::kPerBlock, Loss::kVocabParallelFused, false};
   // Megatron-DeepSpeed and DeepSpeed's own engine: Megatron's kernels, but
   // ZeRO-3 fetches parameters submodule by submodule
   // (partitioned_param_coordinator.py fetch_sub_module, all_gather_coalesced
@@ -26,7 +32,7 @@ const StackTraits& TraitsOf(Stack stack) {
   // compiled block kernels, one all-gather per wrapped block, torch's
   // default foreach AdamW, adapters (torchtune) as modules of their own.
   static const StackTraits fsdp{Kernels::kFused, Adapters::kPeft, OptimizerImpl::kForeach,
-                                Zero3Gather::kPerBlock, Loss::kVocabParallel, false};
+                                Zero3Gather::kPerBlock, Loss::kTorchSoftmax, false};
   // Hugging Face Trainer + PEFT (and LLaMA-Factory, which drives it): the
   // transformers modeling code op by op, PEFT's LoRA modules, foreach
   // AdamW, DeepSpeed ZeRO under the Trainer, logits upcast to fp32
@@ -40,8 +46,8 @@ const StackTraits& TraitsOf(Stack stack) {
   static const StackTraits unsloth{Kernels::kFused, Adapters::kFused, OptimizerImpl::kForeach,
                                    Zero3Gather::kPerModule, Loss::kChunked, true};
   switch (stack) {
-    case Stack::kMegatron:
-    case Stack::kNemo: return megatron;
+    case Stack::kMegatron: return megatron;
+    case Stack::kNemo: return nemo;
     case Stack::kDeepspeed: return deepspeed;
     case Stack::kFsdp: return fsdp;
     case Stack::kHf:
@@ -49,6 +55,14 @@ const StackTraits& TraitsOf(Stack stack) {
     case Stack::kUnsloth: return unsloth;
   }
   return megatron;
+}
+
+Loss LossOf(const TrainingSpec& t) {
+  // NeMo 2.0's fine-tuning recipes set cross_entropy_loss_fusion = False
+  // under LoRA ("some settings currently do not function correctly with
+  // LoRA", nemo/collections/llm/recipes/llama31_8b.py and the others).
+  if (t.stack == Stack::kNemo && t.method != Method::kFull) return Loss::kVocabParallel;
+  return TraitsOf(t.stack).loss;
 }
 
 // pytorch/pytorch issue 41383: an elementwise op on a tiny tensor costs ~7

@@ -26,11 +26,14 @@ enum class OptimizerImpl { kFused, kForeach };
 // ZeRO-3: one all-gather per block (FSDP's FlatParameter of a wrapped
 // transformer layer), or one per submodule (DeepSpeed's fetch_sub_module).
 enum class Zero3Gather { kPerBlock, kPerModule };
-// The loss: vocabulary-parallel softmax over the 16-bit logits (Megatron),
-// an fp32 copy of the logits first (Hugging Face CausalLM's
-// logits.float()), or a chunked fused kernel that never holds them whole
-// (Unsloth's fast cross-entropy).
-enum class Loss { kVocabParallel, kFp32Logits, kChunked };
+// The loss: Megatron's vocabulary-parallel cross-entropy op by op over an
+// fp32 copy of the logits (its default), the same in three fused kernels
+// (--cross-entropy-loss-fusion; NeMo 2.0's default), a softmax over the
+// 16-bit logits read once and an fp32 softmax written and read back (the
+// FSDP recipes' torch cross-entropy), an fp32 copy of the logits first
+// (Hugging Face CausalLM's logits.float()), or a chunked fused kernel that
+// never holds them whole (Unsloth's fast cross-entropy).
+enum class Loss { kVocabParallel, kVocabParallelFused, kTorchSoftmax, kFp32Logits, kChunked };
 // Gradients under a pipeline schedule: reduced bucket by bucket as the last
 // backward completes them (Megatron's DDP, FSDP), or, by DeepSpeed's
 // PipelineEngine, all-reduced after the flush (its ReduceGrads
@@ -57,6 +60,9 @@ bool ReducesAfterFlush(const Scenario& s);
 // copies under bf16, else the training precision's.
 double FlushReduceBytes(const Scenario& s);
 const StackTraits& TraitsOf(Stack stack);
+// The loss the job runs: its stack's, except that NeMo's LoRA recipes turn
+// the loss fusion off.
+Loss LossOf(const TrainingSpec& t);
 
 // Host time eager PyTorch spends issuing one kernel: a forward op from
 // Python (argument parsing, dispatcher, autograd recording, launch), and a

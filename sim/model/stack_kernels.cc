@@ -140,9 +140,20 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
     }
 }
 
-double LossTrafficPerLogit(Loss loss, double e) {
+double LossTrafficPerLogit(Loss loss, double e, Pass pass) {
+  const bool fwd = pass == Pass::kForward;
   switch (loss) {
-    case Loss::kVocabParallel: return e + 4 + 4;  // logits read, fp32 softmax written and read back
+    // megatron/core/tensor_parallel/cross_entropy.py (Megatron-LM @ f2e5db40),
+    // one kernel per line: forward .float() (read e, write 4), max (read 4),
+    // -= max (4 + 4), exp out= (4 + 4), sum (read 4), div_ (4 + 4); backward
+    // mul_ by the incoming gradient (4 + 4) and the .float()'s gradient back
+    // to 16 bits (read 4, write e).
+    case Loss::kVocabParallel: return fwd ? e + 4 + 4 + 8 + 8 + 4 + 8 : 8 + 4 + e;
+    // megatron/core/fusions/fused_cross_entropy.py: the same ops in three
+    // jit-fused forward kernels (cast with max, subtract-exp-sum, divide) and
+    // one backward kernel (read the softmax, write the 16-bit gradient).
+    case Loss::kVocabParallelFused: return fwd ? (e + 4) + 8 + 8 : 4 + e;
+    case Loss::kTorchSoftmax: return e + 4 + 4;  // logits read, fp32 softmax written and read back
     case Loss::kFp32Logits: return e + 4 + 4 + 4;  // plus the fp32 copy written and read
     case Loss::kChunked: return e;                 // the 16-bit logits read once
   }
@@ -151,7 +162,9 @@ double LossTrafficPerLogit(Loss loss, double e) {
 
 double LogitsBytesPerElement(Loss loss, double e) {
   switch (loss) {
-    case Loss::kVocabParallel: return e + 4;      // the logits and their fp32 softmax
+    case Loss::kVocabParallel:
+    case Loss::kVocabParallelFused:
+    case Loss::kTorchSoftmax: return e + 4;       // the logits and their fp32 softmax
     case Loss::kFp32Logits: return e + 4 + 4;     // plus the fp32 copy of the logits
     case Loss::kChunked: return e;                // only the 16-bit logits
   }

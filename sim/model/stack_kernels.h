@@ -40,11 +40,13 @@ void ActivationOps(const ModelSpec& m, const BlockShape& b, const StackTraits& s
 void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, const StackTraits& st,
                 Pass pass, std::vector<Op>& ops);
 
-// HBM bytes per logit element the loss moves in each pass: Megatron's
-// vocabulary-parallel softmax reads the logits and writes and reads back
-// an fp32 softmax; Hugging Face's fp32 copy adds 4 B written and read;
-// Unsloth's chunked kernel reads the 16-bit logits once.
-double LossTrafficPerLogit(Loss loss, double e);
+// HBM bytes per logit element the loss moves in `pass`: Megatron's
+// vocabulary-parallel cross-entropy op by op over an fp32 copy (52 B
+// forward and backward at 16 bits) or fused (28 B); a softmax that reads
+// the logits and writes and reads back an fp32 softmax; Hugging Face's
+// fp32 copy adds 4 B written and read; Unsloth's chunked kernel reads the
+// 16-bit logits once.
+double LossTrafficPerLogit(Loss loss, double e, Pass pass);
 // Bytes per logit element the loss holds: the 16-bit logits plus what the
 // loss adds (model/stack.h Loss).
 double LogitsBytesPerElement(Loss loss, double e);

@@ -13,6 +13,17 @@ namespace {
 
 // What the training stack does to the step (model/stack.h), and how much of
 // each sequence is padding.
+const char* LossName(Loss loss) {
+  switch (loss) {
+    case Loss::kVocabParallel: return "vocab-parallel loss";
+    case Loss::kVocabParallelFused: return "fused vocab-parallel loss";
+    case Loss::kTorchSoftmax: return "fp32 softmax loss";
+    case Loss::kFp32Logits: return "fp32 logits in the loss";
+    case Loss::kChunked: return "chunked loss";
+  }
+  return "";
+}
+
 std::string StackLine(const TrainingSpec& t) {
   const StackTraits& st = TraitsOf(t.stack);
   std::string o = fmt::format("  stack      {}{}: {} kernels, {} Adam, ZeRO-3 gathers per {}, {}{}", ToString(t.stack),
@@ -20,8 +31,7 @@ std::string StackLine(const TrainingSpec& t) {
                               st.kernels == Kernels::kFused ? "fused" : "eager (one per tensor op)",
                               st.optimizer == OptimizerImpl::kFused ? "fused" : "foreach",
                               st.gather == Zero3Gather::kPerBlock ? "block" : "module",
-                              st.loss == Loss::kVocabParallel ? "vocab-parallel loss"
-                              : st.loss == Loss::kFp32Logits ? "fp32 logits in the loss" : "chunked loss",
+                              LossName(LossOf(t)),
                               t.method == Method::kFull ? ""
                               : st.adapters == Adapters::kFused ? ", fused LoRA adapters" : ", PEFT LoRA modules");
   if (!t.packing)
@@ -130,7 +140,7 @@ void Header(std::string& o, const Scenario& s) {
     o += fmt::format("  training   {} {}, sequence {}, micro-batch {} x {} per step x DP {} = global batch {}, recompute {}, {} attention{}\n",
                      ToString(t.method), ToString(t.precision), t.seq_len, t.micro_batch,
                      t.micro_batches_per_step(p.dp), p.dp, t.global_batch, ToString(t.recompute),
-                     t.attention == Attention::kFlash ? "flash" : "unfused",
+                     ToString(t.attention),
                      t.method == Method::kFull ? "" : fmt::format(", LoRA rank {}", t.lora_rank));
   if (m.kind != ModelKind::kVision) o += StackLine(t);
 }

@@ -190,7 +190,10 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   t.micro_batch = v.Get("micro_batch").Int(1, 1 << 16);
   t.global_batch = v.Get("global_batch").Int(1, 1 << 24);
   if (v.Has("recompute")) t.recompute = v.Get("recompute").Enum<Recompute>();
-  if (v.Has("attention")) t.attention = v.Get("attention").Enum<Attention>();
+  if (v.Has("attention")) {
+    t.attention = v.Get("attention").Enum<Attention>();
+    t.attention_given = true;
+  }
   // The job's length: tokens (images), or epochs of the dataset
   // (data.size, converted once the data section is read).
   const char* length = vision ? "images" : "tokens";
@@ -223,6 +226,7 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
     t.stack = v.Get("stack").Enum<Stack>();
     t.stack_given = true;
   }
+  if (!t.attention_given) t.attention = DefaultAttention(t.stack);
   if (v.Has("packing")) t.packing = v.Get("packing").Bool();
   // A mixture of experts' routing (spec.h): GShard and Switch train with
   // capacity factors of 1 to 2; beyond the expert count every token fits.

@@ -131,7 +131,8 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
 
 GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
   v.ExpectKeys({"name", "peak", "memory", "memory_bandwidth", "nvlink", "pcie_gen", "sms",
-                "gemm_efficiency", "gemm_efficiency_fp8", "gemm_measured_on", "source", "notes"});
+                "gemm_efficiency", "gemm_efficiency_fp8", "gemm_measured_on", "attention_vs_gemm", "source",
+                "notes"});
   GpuSpec g;
   g.name = name;
   YamlView peak = v.Get("peak");
@@ -155,6 +156,16 @@ GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
     double e = v.Get(key).Number();
     if (e <= 0 || e > 1) v.Get(key).Fail("\"" + v.Get(key).Str() + "\" must be in (0, 1]");
     (std::string(key) == "gemm_efficiency" ? g.gemm_efficiency : g.gemm_efficiency_fp8) = e;
+  }
+  if (v.Has("attention_vs_gemm")) {
+    const YamlView a = v.Get("attention_vs_gemm");
+    a.ExpectKeys({"flash", "cudnn", "flash3"});
+    for (const char* key : {"flash", "cudnn", "flash3"}) {
+      if (!a.Has(key)) continue;
+      const double r = a.Get(key).Number();
+      if (!(r > 0 && r <= 1)) a.Get(key).Fail("\"" + a.Get(key).Str() + "\" must be in (0, 1]: the kernel's throughput over the best GEMM's");
+      (std::string(key) == "flash" ? g.attention_flash : std::string(key) == "cudnn" ? g.attention_cudnn : g.attention_flash3) = r;
+    }
   }
   return g;
 }

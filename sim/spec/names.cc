@@ -83,6 +83,8 @@ const NameTable<Recompute>& NamesOf(Recompute) {
 }
 const NameTable<Attention>& NamesOf(Attention) {
   static const NameTable<Attention> t = {{Attention::kFlash, "flash"},
+                                         {Attention::kCudnn, "cudnn"},
+                                         {Attention::kFlash3, "flash3"},
                                          {Attention::kUnfused, "unfused"}};
   return t;
 }

@@ -5,6 +5,10 @@
 
 namespace pf {
 
+Attention DefaultAttention(Stack stack) {
+  return stack == Stack::kMegatron || stack == Stack::kNemo ? Attention::kCudnn : Attention::kFlash;
+}
+
 FlopsPerSecond PeakFlops(const GpuSpec& g, Precision p) {
   switch (p) {
     case Precision::kBf16: return g.peak_bf16;

@@ -29,6 +29,10 @@ struct GpuSpec {
   std::optional<double> gemm_efficiency;      // measured best bf16/fp16 GEMM fraction of peak
   std::optional<double> gemm_efficiency_fp8;  // the same for fp8
   std::string gemm_measured_on;  // the GPU those were measured on (this one, or its die's twin)
+  // Measured attention-kernel throughput over the best GEMM's, per kernel
+  // (topologies/gpus.yaml attention_vs_gemm); absent: FlashAttention-2's
+  // A100 ratio (model/compute_model.cc).
+  std::optional<double> attention_flash, attention_cudnn, attention_flash3;
 };
 
 enum class IntraKind { kNvswitch, kPcie };
@@ -255,7 +259,11 @@ enum class Method { kFull, kLora, kQlora };
 // GEMMs on tensor cores, fp32 on CUDA cores: P40, V100 without AMP).
 enum class Precision { kBf16, kFp16, kFp8, kTf32, kFp32 };
 enum class Recompute { kNone, kSelective, kFull };
-enum class Attention { kFlash, kUnfused };
+// The attention kernel: FlashAttention-2 (the flash-attn 2 package,
+// PyTorch SDPA's flash backend), cuDNN's fused attention (Transformer
+// Engine's choice on Hopper and later), FlashAttention-3 (Hopper only), or
+// unfused batched GEMMs with a materialised softmax.
+enum class Attention { kFlash, kCudnn, kFlash3, kUnfused };
 // The training stack that runs the step (model/stack.h says what each one
 // changes: kernel fusion, LoRA adapters, host dispatch, optimizer, ZeRO-3
 // gathers, the loss and its memory).
@@ -274,6 +282,7 @@ struct TrainingSpec {
   int global_batch = 0;  // sequences per optimizer step
   Recompute recompute = Recompute::kNone;
   Attention attention = Attention::kFlash;
+  bool attention_given = false;  // false: the stack's kernel (DefaultAttention)
   double job_tokens = 0;  // tokens the whole job trains on (YAML: tokens)
   int lora_rank = 16;
   // The linear layers LoRA adapts, a bit per LoraTarget (all by default, as
@@ -482,6 +491,13 @@ int MaxLayersOfStage(const ModelSpec& m, const ParallelSpec& p);
 // Dense tensor peak of `g` for the training precision (0 when the GPU has
 // no tensor-core rate for it).
 FlopsPerSecond PeakFlops(const GpuSpec& g, Precision p);
+
+// The attention kernel a stack runs unless training.attention says:
+// Megatron-LM and NeMo run Transformer Engine's DotProductAttention, which
+// picks cuDNN's fused attention on Hopper and later (TE v1.4 attention.py:
+// "Select FusedAttention on sm90 and FlashAttention on others for
+// performance"); the other stacks call flash-attn 2 or PyTorch SDPA.
+Attention DefaultAttention(Stack stack);
 
 // Bytes per element of weights, gradients and activations: 2 with mixed
 // precision, 4 in tf32/fp32.

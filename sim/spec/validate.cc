@@ -378,9 +378,14 @@ Check Hardware(const Scenario& s) {
   if (t.method != Method::kFull && t.lora_rank > m.hidden)
     return SpecError{"training.lora_rank", Str(t.lora_rank) + " exceeds the model's hidden size (" +
                                                Str(m.hidden) + ")"};
-  if (ElementBytes(t.precision) == 4 && t.attention == Attention::kFlash)
-    return SpecError{"training.attention", "flash (the default) runs in fp16/bf16 only (FlashAttention-2); with \"" +
+  if (ElementBytes(t.precision) == 4 && t.attention != Attention::kUnfused)
+    return SpecError{"training.attention", std::string(ToString(t.attention)) +
+                                               (t.attention_given ? "" : " (the stack's default)") +
+                                               " runs in fp16/bf16 only; with \"" +
                                                std::string(ToString(t.precision)) + "\" set attention: unfused"};
+  if (t.attention == Attention::kFlash3 && !g.attention_flash3)
+    return SpecError{"training.attention", "\"flash3\" (FlashAttention-3) runs on Hopper GPUs only (H100, H800, H200, H20), not on " +
+                                               g.name + "; accepted here: flash, cudnn, unfused"};
   if (PeakFlops(g, t.precision).value() <= 0)
     return SpecError{"training.precision", "\"" + std::string(ToString(t.precision)) +
                                                "\" has no tensor-core rate on " + g.name +

@@ -19,9 +19,11 @@
 #include "sim/base/csv.h"
 #include "sim/base/error.h"
 #include "sim/job/simulate.h"
+#include "sim/model/compute_model.h"
 #include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
 #include "sim/model/stack_kernels.h"
+#include "sim/scenario/catalog.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/spec/names.h"
 #include "sim/spec/validate.h"
@@ -183,6 +185,60 @@ TEST(StackKernels, LossMemoryByStack) {
   const double logits = hf.training.tokens_per_micro_batch() * hf.model.vocab;
   EXPECT_NEAR((EstimateMemory(hf).logits - EstimateMemory(meg).logits).value(), 4 * logits, 1);
   EXPECT_NEAR(EstimateMemory(us).logits.value(), 2 * logits, 1);
+}
+
+// The loss's HBM traffic per logit, forward and backward, at 16 bits:
+// Megatron-LM's cross-entropy op by op over its fp32 copy moves 38 + 14 B
+// (cast 6, max 4, subtract 8, exp 8, sum 4, divide 8; multiply 8, cast
+// back 6), its fused kernels 22 + 6 B. NeMo fuses it, except under LoRA.
+TEST(StackKernels, LossTrafficByStack) {
+  EXPECT_EQ(LossTrafficPerLogit(Loss::kVocabParallel, 2, Pass::kForward), 38);
+  EXPECT_EQ(LossTrafficPerLogit(Loss::kVocabParallel, 2, Pass::kBackward), 14);
+  EXPECT_EQ(LossTrafficPerLogit(Loss::kVocabParallelFused, 2, Pass::kForward), 22);
+  EXPECT_EQ(LossTrafficPerLogit(Loss::kVocabParallelFused, 2, Pass::kBackward), 6);
+  TrainingSpec t;
+  t.stack = Stack::kMegatron;
+  EXPECT_EQ(LossOf(t), Loss::kVocabParallel);
+  t.stack = Stack::kNemo;
+  EXPECT_EQ(LossOf(t), Loss::kVocabParallelFused);
+  t.method = Method::kLora;
+  EXPECT_EQ(LossOf(t), Loss::kVocabParallel);
+  // In the step: the head's loss kernels of one micro-batch.
+  const Scenario meg = Qwen({"training.stack=megatron"});
+  const double logits = meg.training.tokens_per_micro_batch() * meg.model.vocab;
+  double bytes = 0;
+  for (Pass pass : {Pass::kForward, Pass::kBackward})
+    for (const Op& op : HeadOps(meg.model, meg.training, 1, pass, false))
+      if (op.name.rfind("cross_entropy", 0) == 0) bytes += op.bytes.value();
+  EXPECT_NEAR(bytes, 52 * logits, 1);
+}
+
+// The attention kernel: Megatron and NeMo run Transformer Engine's choice
+// (cuDNN on Hopper), the others FlashAttention-2, which on H100 reaches
+// 0.403 of the GEMM rate to cuDNN's 0.650; on A100 both run at
+// FlashAttention-2's 0.70.
+TEST(StackKernels, AttentionKernelByStackAndGpu) {
+  EXPECT_EQ(DefaultAttention(Stack::kMegatron), Attention::kCudnn);
+  EXPECT_EQ(DefaultAttention(Stack::kNemo), Attention::kCudnn);
+  EXPECT_EQ(DefaultAttention(Stack::kFsdp), Attention::kFlash);
+  EXPECT_EQ(DefaultAttention(Stack::kHf), Attention::kFlash);
+  const Scenario meg = LoadScenario(testing_util::kRoot + "/tests/data/recipes/mlm_h100_gpt_1p7b_48.yaml");
+  EXPECT_EQ(meg.training.attention, Attention::kCudnn);  // the file names no kernel
+  EXPECT_EQ(Qwen({"training.stack=megatron"}).training.attention, Attention::kFlash);  // the file says flash
+  const GpuSpec& h100 = GpuCatalog().at("H100-SXM5-80GB");
+  const GpuSpec& a100 = GpuCatalog().at("A100-SXM4-80GB");
+  auto seconds = [&](const GpuSpec& g, Attention kernel) {
+    TrainingSpec t = meg.training;
+    t.attention = kernel;
+    for (const Op& op : LayerOps(meg.model, t, ShardsOf(meg.parallel), Pass::kForward, false))
+      if (op.kind == OpKind::kAttention) return OpTime(op, g, t.precision, meg.calibration).value();
+    return 0.0;
+  };
+  const double flash = seconds(h100, Attention::kFlash), cudnn = seconds(h100, Attention::kCudnn);
+  EXPECT_GT(cudnn, 0);
+  EXPECT_GT(flash / cudnn, 1.5);  // 0.650 / 0.403 once the kernel overhead is off
+  EXPECT_LT(seconds(h100, Attention::kFlash3), cudnn);
+  EXPECT_DOUBLE_EQ(seconds(a100, Attention::kFlash), seconds(a100, Attention::kCudnn));
 }
 
 // Without packing each sample is padded to seq_len: the GPUs compute the

@@ -55,6 +55,41 @@ TEST(ReferenceData, CatalogGemmEfficienciesAreTheMeasuredRows) {
   EXPECT_EQ(checked, 7);
 }
 
+// The catalog's attention_vs_gemm: each kernel's mean forward and backward
+// rate over 4K-16K tokens (attention_kernels.csv, H100 SXM5), combined as
+// the model runs them (backward 2.5x the forward's FLOPs), over the
+// H100's best GEMM; the same on every Hopper part, absent elsewhere.
+TEST(ReferenceData, CatalogAttentionRatiosAreTheMeasuredKernels) {
+  const std::string path = Data("attention_kernels.csv");
+  std::map<std::string, std::map<std::string, std::vector<double>>> rates;  // kernel -> pass -> TFLOP/s
+  for (const CsvRow& r : ReadCsv(path))
+    if (r.at("gpu") == "H100-SXM5-80GB") rates[r.at("kernel")][r.at("pass")].push_back(CsvNumber(r, "tflops", path));
+  const GpuSpec& h100 = GpuCatalog().at("H100-SXM5-80GB");
+  const double gemm = *h100.gemm_efficiency * h100.peak_bf16.value() / 1e12;
+  auto ratio = [&](const std::string& kernel) {
+    auto mean = [](const std::vector<double>& v) {
+      double s = 0;
+      for (double x : v) s += x;
+      return s / v.size();
+    };
+    const double fwd = mean(rates.at(kernel).at("forward")), bwd = mean(rates.at(kernel).at("backward"));
+    return 3.5 / (1 / fwd + 2.5 / bwd) / gemm;
+  };
+  int hopper = 0;
+  for (const auto& [name, gpu] : GpuCatalog()) {
+    if (!gpu.attention_flash) {
+      EXPECT_FALSE(gpu.attention_cudnn || gpu.attention_flash3) << name;
+      EXPECT_DOUBLE_EQ(AttentionVsGemm(gpu, Attention::kCudnn), 0.70) << name;  // FlashAttention-2 on A100
+      continue;
+    }
+    ++hopper;
+    EXPECT_NEAR(*gpu.attention_flash, ratio("flash"), 5e-4) << name;
+    EXPECT_NEAR(*gpu.attention_cudnn, ratio("cudnn"), 5e-4) << name;
+    EXPECT_NEAR(*gpu.attention_flash3, ratio("flash3"), 5e-4) << name;
+  }
+  EXPECT_EQ(hopper, 4);  // H100, H800, H200, H20
+}
+
 // nccl-tests bus bandwidth of the 8-GPU all-reduce curve, by system and size.
 std::map<std::string, std::map<double, double>> AllReduceCurves() {
   std::map<std::string, std::map<double, double>> out;
