@@ -12,7 +12,7 @@ namespace {
 // Tasks that move bytes rather than compute: their time shows as exposed
 // when a GPU waits for them.
 bool MovesBytes(preflight::Category c) {
-  return c == preflight::TP_COMM || c == preflight::EP_COMM || c == preflight::PP_COMM || c == preflight::DP_COMM ||
+  return c == preflight::TP_COMM || c == preflight::EP_COMM || c == preflight::CP_COMM || c == preflight::PP_COMM || c == preflight::DP_COMM ||
          c == preflight::IO || c == preflight::DATA;
 }
 
@@ -20,6 +20,7 @@ Seconds& Slot(Breakdown& b, preflight::Category c) {
   switch (c) {
     case preflight::TP_COMM: return b.tp_comm;
     case preflight::EP_COMM: return b.ep_comm;
+    case preflight::CP_COMM: return b.cp_comm;
     case preflight::PP_COMM: return b.pp_comm;
     case preflight::DP_COMM: return b.dp_comm;
     case preflight::IO: return b.io;
@@ -131,6 +132,7 @@ void Add(Breakdown& total, const Breakdown& b) {
   total.optimizer += b.optimizer;
   total.tp_comm += b.tp_comm;
   total.ep_comm += b.ep_comm;
+  total.cp_comm += b.cp_comm;
   total.pp_comm += b.pp_comm;
   total.dp_comm += b.dp_comm;
   total.io += b.io;
@@ -184,7 +186,7 @@ Breakdown AccountTime(const preflight::Workload& w, const TaskTimes& t, bool pip
   const double k = 1.0 / std::max<size_t>(1, by_gpu.size());
   Breakdown out;
   out.compute = total.compute * k, out.optimizer = total.optimizer * k, out.tp_comm = total.tp_comm * k;
-  out.ep_comm = total.ep_comm * k;
+  out.ep_comm = total.ep_comm * k, out.cp_comm = total.cp_comm * k;
   out.pp_comm = total.pp_comm * k, out.dp_comm = total.dp_comm * k, out.io = total.io * k;
   out.bubble = total.bubble * k, out.idle = total.idle * k, out.data_stall = total.data_stall * k;
   return out;

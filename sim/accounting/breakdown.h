@@ -12,6 +12,7 @@ struct Breakdown {
   Seconds optimizer;  // optimizer step
   Seconds tp_comm;    // exposed tensor-parallel communication
   Seconds ep_comm;    // exposed expert-parallel all-to-alls
+  Seconds cp_comm;    // exposed context-parallel K/V exchange
   Seconds pp_comm;    // exposed pipeline sends
   Seconds dp_comm;    // exposed data-parallel / ZeRO communication
   Seconds io;         // exposed host <-> GPU transfers (offload)
@@ -19,7 +20,7 @@ struct Breakdown {
   Seconds idle;       // waiting for peers for any other reason
   Seconds data_stall; // waiting for the input pipeline (read, decode, copy)
   Seconds total() const {
-    return compute + optimizer + tp_comm + ep_comm + pp_comm + dp_comm + io + bubble + idle + data_stall;
+    return compute + optimizer + tp_comm + ep_comm + cp_comm + pp_comm + dp_comm + io + bubble + idle + data_stall;
   }
 };
 

@@ -285,8 +285,10 @@ class Runner {
       for (Flow& f : flows) f.bytes = f.bytes * (count / plan.bandwidth_factor);
       After(i, plan.latency * count, std::move(flows));
     }
-    const bool shares_gpu = t.category() == preflight::DP_COMM ||
-                            (t.category() == preflight::TP_COMM && s_.parallel.tp_overlap);  // beside the GEMMs
+    // Beside the compute: DP collectives, TP ones under TP overlap (beside
+    // the GEMMs), and ring attention's K/V exchange (beside the attention).
+    const bool shares_gpu = t.category() == preflight::DP_COMM || t.category() == preflight::CP_COMM ||
+                            (t.category() == preflight::TP_COMM && s_.parallel.tp_overlap);
     if (shares_gpu && pending_[i] > 0) Shadow(i, group);
   }
 

@@ -50,7 +50,7 @@ void CheckBreakdown(const StepResult& st) {
   const Breakdown& b = st.breakdown;
   for (auto [name, t] : {std::pair<const char*, Seconds>{"breakdown.compute", b.compute},
                          {"breakdown.optimizer", b.optimizer}, {"breakdown.tp_comm", b.tp_comm},
-                         {"breakdown.ep_comm", b.ep_comm},
+                         {"breakdown.ep_comm", b.ep_comm}, {"breakdown.cp_comm", b.cp_comm},
                          {"breakdown.pp_comm", b.pp_comm}, {"breakdown.dp_comm", b.dp_comm},
                          {"breakdown.io", b.io}, {"breakdown.bubble", b.bubble}, {"breakdown.idle", b.idle},
                          {"breakdown.data_stall", b.data_stall}})

@@ -25,7 +25,7 @@ using Clock = std::chrono::steady_clock;
 std::string Bottleneck(const Breakdown& b) {
   const std::pair<const char*, double> parts[] = {
       {"pipeline bubble", b.bubble.value()},     {"exposed TP communication", b.tp_comm.value()},
-      {"exposed EP all-to-all", b.ep_comm.value()},
+      {"exposed EP all-to-all", b.ep_comm.value()},   {"exposed CP K/V exchange", b.cp_comm.value()},
       {"exposed DP communication", b.dp_comm.value()}, {"exposed PP communication", b.pp_comm.value()},
       {"data stall", b.data_stall.value()},      {"optimizer step", b.optimizer.value()},
       {"idle", b.idle.value()}};

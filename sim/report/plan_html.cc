@@ -17,12 +17,13 @@ const std::vector<std::pair<std::string, std::string>>& Parts() {
   static const std::vector<std::pair<std::string, std::string>> parts = {
       {"compute", "#4c78a8"},     {"optimizer", "#72b7b2"}, {"TP comm", "#f58518"}, {"PP comm", "#e45756"},
       {"DP comm", "#54a24b"},     {"host I/O", "#9d755d"},  {"bubble", "#bab0ac"},  {"idle", "#d6d6d6"},
-      {"data stall", "#b279a2"}, {"EP comm", "#eeca3b"}};
+      {"data stall", "#b279a2"}, {"EP comm", "#eeca3b"},  {"CP comm", "#ff9da6"}};
   return parts;
 }
 std::vector<double> Values(const Breakdown& b) {
   return {b.compute.value(), b.optimizer.value(), b.tp_comm.value(), b.pp_comm.value(), b.dp_comm.value(),
-          b.io.value(),      b.bubble.value(),    b.idle.value(),    b.data_stall.value(), b.ep_comm.value()};
+          b.io.value(),      b.bubble.value(),    b.idle.value(),    b.data_stall.value(), b.ep_comm.value(),
+          b.cp_comm.value()};
 }
 
 std::string Num(double x) { return fmt::format("{:.4g}", x); }

@@ -92,7 +92,7 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                     {"dp_comm_s", b.dp_comm.value()},     {"io_s", b.io.value()},
                     {"bubble_s", b.bubble.value()},
                     {"idle_s", b.idle.value()},           {"data_stall_s", b.data_stall.value()},
-                    {"ep_comm_s", b.ep_comm.value()}};
+                    {"ep_comm_s", b.ep_comm.value()},     {"cp_comm_s", b.cp_comm.value()}};
   j["job"] = {{"tokens", s.training.job_tokens}, {"steps", st.steps},
               {"first_epoch_step_s", st.first_epoch_step ? json(st.first_epoch_step->value()) : json(nullptr)},
               {"first_epoch_steps", st.first_epoch_steps},

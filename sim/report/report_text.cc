@@ -222,6 +222,7 @@ void StepTable(std::string& o, const Result& r) {
   row("optimizer step", b.optimizer);
   row("exposed TP comm", b.tp_comm);
   if (r.scenario.model.moe.enabled()) row("exposed EP comm", b.ep_comm);
+  if (r.scenario.parallel.cp > 1) row("exposed CP comm", b.cp_comm);
   row("exposed PP comm", b.pp_comm);
   row("exposed DP comm", b.dp_comm);
   if (b.io.value() > 0) row("exposed host I/O", b.io);

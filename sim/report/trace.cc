@@ -15,6 +15,7 @@ std::string WaitName(preflight::Category c, bool pipelined) {
   switch (c) {
     case preflight::TP_COMM: return "wait: TP collective";
     case preflight::EP_COMM: return "wait: EP all-to-all";
+    case preflight::CP_COMM: return "wait: CP K/V exchange";
     case preflight::PP_COMM: return pipelined ? "pipeline bubble" : "wait: pipeline send";
     case preflight::DP_COMM: return "wait: DP collective";
     case preflight::IO: return "wait: host I/O";
@@ -30,6 +31,7 @@ const char* CategoryName(preflight::Category c) {
     case preflight::OPTIMIZER: return "optimizer";
     case preflight::TP_COMM: return "tp_comm";
     case preflight::EP_COMM: return "ep_comm";
+    case preflight::CP_COMM: return "cp_comm";
     case preflight::PP_COMM: return "pp_comm";
     case preflight::DP_COMM: return "dp_comm";
     case preflight::IO: return "io";

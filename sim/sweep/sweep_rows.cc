@@ -21,7 +21,7 @@ const std::vector<std::string>& MetricNames() {
   static const std::vector<std::string> names = {
       "fits", "per_gpu_gib", "host_gib", "step_time_s", "tokens_per_s", "mfu", "hfu", "scaling_efficiency",
       "wall_clock_s", "cost_usd", "compute_s", "optimizer_s", "tp_comm_s", "pp_comm_s", "dp_comm_s", "io_s",
-      "bubble_s", "idle_s", "data_stall_s", "ep_comm_s"};
+      "bubble_s", "idle_s", "data_stall_s", "ep_comm_s", "cp_comm_s"};
   return names;
 }
 
@@ -55,7 +55,7 @@ Row Evaluate(const std::string& path, std::vector<std::string> sets, const std::
     if (st.cost) m[9] = st.cost->value();
     const double parts[] = {b.compute.value(), b.optimizer.value(), b.tp_comm.value(), b.pp_comm.value(),
                             b.dp_comm.value(), b.io.value(), b.bubble.value(), b.idle.value(), b.data_stall.value(),
-                            b.ep_comm.value()};
+                            b.ep_comm.value(), b.cp_comm.value()};
     for (size_t k = 0; k < std::size(parts); ++k) m[10 + k] = parts[k];
   } catch (const InputError& e) {
     row.status = "rejected";

@@ -86,7 +86,7 @@ class Worker {
         // Ring attention (Megatron-Core): the K/V blocks travel while the
         // attention computes on the ones already there, so the exchange runs
         // beside the segment's compute and the segment ends when both have.
-        int x = g_.Collective(std::string("cp_kv_") + tag, preflight::TP_COMM, preflight::ALL_GATHER, cp_group_,
+        int x = g_.Collective(std::string("cp_kv_") + tag, preflight::CP_COMM, preflight::ALL_GATHER, cp_group_,
                               c.cp_bytes, cp_here, p_.tp);
         g_.Dep(x, before);
         const int join = g_.Compute(gpu_, "cp_overlap_join", Work{});

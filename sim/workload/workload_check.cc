@@ -151,7 +151,9 @@ bool Fits(preflight::Task::KindCase kind, preflight::Category c) {
     case preflight::Task::kCompute: return c == preflight::COMPUTE || c == preflight::OPTIMIZER;
     case preflight::Task::kIo: return c == preflight::IO || c == preflight::DATA || c == preflight::OPTIMIZER;
     case preflight::Task::kCpu: return c == preflight::DATA || c == preflight::OPTIMIZER;
-    default: return c == preflight::TP_COMM || c == preflight::EP_COMM || c == preflight::PP_COMM || c == preflight::DP_COMM;
+    default:
+      return c == preflight::TP_COMM || c == preflight::EP_COMM || c == preflight::CP_COMM || c == preflight::PP_COMM ||
+             c == preflight::DP_COMM;
   }
 }
 
@@ -161,9 +163,9 @@ void Checker::Task(int i) {
   if (!preflight::Category_IsValid(c) || c == preflight::CATEGORY_UNSPECIFIED)
     TaskFail(i, ".category",
              (c == 0 ? std::string("CATEGORY_UNSPECIFIED") : Num(c)) +
-                 " is not a category (COMPUTE, OPTIMIZER, TP_COMM, PP_COMM, DP_COMM, IO, DATA or EP_COMM)");
-  static const char* const kAllowed[] = {"", "COMPUTE or OPTIMIZER", "TP_COMM, EP_COMM, PP_COMM or DP_COMM",
-                                         "TP_COMM, EP_COMM, PP_COMM or DP_COMM", "IO, DATA or OPTIMIZER", "DATA or OPTIMIZER"};
+                 " is not a category (COMPUTE, OPTIMIZER, TP_COMM, PP_COMM, DP_COMM, IO, DATA, EP_COMM or CP_COMM)");
+  static const char* const kAllowed[] = {"", "COMPUTE or OPTIMIZER", "TP_COMM, EP_COMM, CP_COMM, PP_COMM or DP_COMM",
+                                         "TP_COMM, EP_COMM, CP_COMM, PP_COMM or DP_COMM", "IO, DATA or OPTIMIZER", "DATA or OPTIMIZER"};
   static const char* const kKind[] = {"", "a compute", "a collective", "a transfer", "an io", "a cpu"};
   if (t.kind_case() == preflight::Task::KIND_NOT_SET)
     TaskFail(i, "", "sets no task kind (compute, collective, transfer, io or cpu)");

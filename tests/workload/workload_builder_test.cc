@@ -186,6 +186,7 @@ TEST(Workload, ContextParallelExchangesKvInItsGroup) {
   for (const auto& t : w.tasks()) {
     if (t.name() != "cp_kv_fwd" && t.name() != "cp_kv_bwd") continue;
     (t.name() == "cp_kv_fwd" ? fwd : bwd) += t.collective().count();
+    EXPECT_EQ(t.category(), preflight::CP_COMM);
     ASSERT_EQ(t.collective().gpus_size(), 4);
     // TP4: a group's lane-0 GPUs are 4 apart, its first a multiple of 16.
     for (int k = 0; k < 4; ++k) EXPECT_EQ(t.collective().gpus(k), t.collective().gpus(0) + 4 * k);
@@ -198,6 +199,24 @@ TEST(Workload, ContextParallelExchangesKvInItsGroup) {
   Scenario whole = LoadScenario(file, {"parallel.cp=1", "parallel.dp=32", "training.global_batch=128"});
   const StageCost a = CostOfStage(ContextRankView(cp), 0), b = CostOfStage(whole, 0);
   EXPECT_NEAR(b.fwd.flops / a.fwd.flops, 4.0, 0.05);
+}
+
+// The K/V exchange is its own part of the step: at 128K tokens the
+// attention hides it; at 8K the exchange across two nodes (TP4 CP4) cannot
+// hide behind a quarter of an 8K attention and shows as exposed CP comm.
+TEST(Workload, ContextParallelExchangeShowsAsCpComm) {
+  const std::string file = kRoot + "/tests/data/recipes/nemo_cp_llama2_7b_128k.yaml";
+  for (const char* seq : {"training.seq_len=131072", "training.seq_len=8192"}) {
+    const Scenario s = LoadScenario(file, {seq});
+    const preflight::Workload w = BuildWorkload(s);
+    const TaskTimes t = RunWorkload(s, w);
+    const Breakdown b = AccountTime(w, t, false);
+    if (s.training.seq_len == 131072) {
+      EXPECT_LT(b.cp_comm.value(), 0.01 * t.makespan_s);
+    } else {
+      EXPECT_GT(b.cp_comm.value(), 0.2 * t.makespan_s);
+    }
+  }
 }
 
 TEST(Workload, ZeroThreeGathersEveryLayerAndPrefetchesOneAhead) {

@@ -192,7 +192,7 @@ const std::vector<Case>& Cases() {
       // Tasks: counts and kinds.
       {"EmptyGraph", [](Workload& w) { w.clear_tasks(); }, 2, "w.pb: tasks: none; a step needs at least one task"},
       {"UnknownCategory", [](Workload& w) { w.mutable_tasks(3)->set_category(preflight::Category(99)); }, 2,
-       "w.pb: tasks[3].category: 99 is not a category (COMPUTE, OPTIMIZER, TP_COMM, PP_COMM, DP_COMM, IO, DATA or EP_COMM) "
+       "w.pb: tasks[3].category: 99 is not a category (COMPUTE, OPTIMIZER, TP_COMM, PP_COMM, DP_COMM, IO, DATA, EP_COMM or CP_COMM) "
        "(task \"tp_bwd\")"},
       {"UnspecifiedCategory", [](Workload& w) { w.mutable_tasks(0)->set_category(preflight::CATEGORY_UNSPECIFIED); },
        2, "w.pb: tasks[0].category: CATEGORY_UNSPECIFIED is not a category"},
