@@ -24,6 +24,9 @@ std::optional<Alternative> FindAlternative(const Scenario& s, Seconds step) {
     Scenario megatron = s;
     megatron.training.stack = Stack::kMegatron;
     megatron.training.stack_given = true;
+    // As `--set training.stack=megatron` would load it: the stack's kernel
+    // unless the file names one.
+    if (!s.training.attention_given) megatron.training.attention = DefaultAttention(Stack::kMegatron);
     Layouts(megatron, s.cluster.nodes, s.training.micro_batch, layouts);
   }
   Alternative best;
