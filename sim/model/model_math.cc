@@ -189,7 +189,9 @@ StepFlops TrainingStepFlops(const ModelSpec& m, const TrainingSpec& t) {
     const Flops step(3 * 2 * CountVision(m.vision).forward_macs * double(t.global_batch));
     return {step, step};
   }
-  const TokenFlops f = ForwardFlopsPerToken(m, t.seq_len);
+  // Attention over the span a query sees: its sample's under per-sample
+  // attention, else the sequence's.
+  const TokenFlops f = ForwardFlopsPerToken(m, t.attention_span());
   const double tokens = double(t.global_batch) * t.seq_len;
   const double matmul = f.layer_matmul * m.layers + f.lm_head;
   const double attention = f.layer_attention * m.layers;
@@ -233,8 +235,13 @@ void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, int context
     // with a sliding window w the blocks before it (a query sees on average
     // S/2 keys, or w - w^2/(2S) once S > w); the backward runs 5 matmuls to
     // the forward's 2 (2.5x).
-    const double seen = m.window > 0 && m.window < keys ? m.window - double(m.window) * m.window / (2 * keys)
-                                                        : 0.5 * keys;
+    // Packed samples attending per sample see their own sample's keys
+    // (variable-length kernel; spec.h attention_span).
+    // (Under context parallelism the rank's view divides seq_len and
+    // sample_len by `context`; keys are the whole sequence's.)
+    const double span = t.attention_span() < t.seq_len ? std::min(keys, double(t.attention_span()) * context) : keys;
+    const double seen = m.window > 0 && m.window < span ? m.window - double(m.window) * m.window / (2 * span)
+                                                        : 0.5 * span;
     double fwd = 4 * b * s * seen * h / tp;
     double qkvo = e * tokens * (2 * h / tp + 2 * KvDimPerRank(m, tp) * context);
     Op op{bwd ? "flash_attn_bwd" : "flash_attn", OpKind::kAttention, Flops(bwd ? 2.5 * fwd : fwd),

@@ -32,7 +32,8 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
     j["scenario"]["active_params"] = pc.active(s.model.layers);
     j["scenario"]["attention_window"] = s.model.window;
     j["scenario"]["attention"] = {{"kernel", ToString(s.training.attention)},
-                                  {"default", !s.training.attention_given}};
+                                  {"default", !s.training.attention_given},
+                                  {"span_tokens", s.training.attention_span()}};
     if (s.model.moe.enabled())
       j["scenario"]["moe"] = {{"experts", s.model.moe.experts},           {"top_k", s.model.moe.top_k},
                               {"expert_ffn", s.model.moe.expert_ffn},     {"shared_experts", s.model.moe.shared_experts},

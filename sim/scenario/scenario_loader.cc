@@ -173,9 +173,10 @@ ParallelSpec ParseParallel(const YamlView& par) {
 TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   v.ExpectKeys({"method", "precision", "seq_len", "micro_batch", "global_batch", "recompute",
                 "attention", "tokens", "images", "epochs", "lora_rank", "lora_targets", "stack", "packing", "sample_len",
-                "capacity_factor", "expert_imbalance"});
+                "per_sample_attention", "capacity_factor", "expert_imbalance"});
   if (vision) {
-    for (const char* key : {"seq_len", "tokens", "attention", "lora_rank", "lora_targets", "packing", "sample_len"})
+    for (const char* key : {"seq_len", "tokens", "attention", "lora_rank", "lora_targets", "packing", "sample_len",
+                            "per_sample_attention"})
       if (v.Has(key)) v.Get(key).Fail("given, but the model is a vision model (images, not token sequences)");
   } else if (v.Has("images")) {
     v.Get("images").Fail("given, but the model is a transformer: training.tokens sets the job's length");
@@ -227,6 +228,11 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
     t.stack_given = true;
   }
   if (!t.attention_given) t.attention = DefaultAttention(t.stack);
+  t.per_sample_attention = t.stack == Stack::kNemo;
+  if (v.Has("per_sample_attention")) {
+    t.per_sample_attention = v.Get("per_sample_attention").Bool();
+    t.per_sample_attention_given = true;
+  }
   if (v.Has("packing")) t.packing = v.Get("packing").Bool();
   // A mixture of experts' routing (spec.h): GShard and Switch train with
   // capacity factors of 1 to 2; beyond the expert count every token fits.

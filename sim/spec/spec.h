@@ -294,6 +294,13 @@ struct TrainingSpec {
   // one sample per sequence padded to seq_len (HF padding="max_length").
   bool packing = true;
   int sample_len = 0;     // average tokens per sample (0: seq_len)
+  // Packed samples attend only within themselves, by a variable-length
+  // attention kernel over the samples' boundaries (NeMo's packed SFT passes
+  // cu_seqlens to TEDotProductAttention, qkv_format "thd"), instead of
+  // across the whole packed sequence (plain concatenation, Megatron's
+  // pre-training default). Default: on for stack nemo.
+  bool per_sample_attention = false;
+  bool per_sample_attention_given = false;
   double epochs = 0;      // when the job is given in epochs of data.size (job_tokens follows)
   // A mixture of experts' routing, as the step's busiest expert rank sees
   // it: with capacity_factor c > 0 every expert's buffer is padded to c x
@@ -308,6 +315,14 @@ struct TrainingSpec {
   // Sequences per micro-batch x micro-batches per step x dp = global_batch.
   int micro_batches_per_step(int dp) const {
     return static_cast<int>(global_batch / (static_cast<long long>(micro_batch) * dp));
+  }
+  // The tokens a query's attention spans: its sample's when packed samples
+  // attend per sample (sample_len; uniform lengths assumed), else the
+  // whole sequence's.
+  int attention_span() const {
+    return packing && per_sample_attention && attention != Attention::kUnfused && sample_len > 0
+               ? std::min(sample_len, seq_len)
+               : seq_len;
   }
   // Tokens one micro-batch carries through one pipeline (micro_batch x seq_len).
   double tokens_per_micro_batch() const { return double(micro_batch) * seq_len; }

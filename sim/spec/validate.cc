@@ -383,6 +383,11 @@ Check Hardware(const Scenario& s) {
                                                (t.attention_given ? "" : " (the stack's default)") +
                                                " runs in fp16/bf16 only; with \"" +
                                                std::string(ToString(t.precision)) + "\" set attention: unfused"};
+  if (t.per_sample_attention_given && t.per_sample_attention && (!t.packing || t.attention == Attention::kUnfused))
+    return SpecError{"training.per_sample_attention",
+                     std::string("true needs packed samples and a fused attention kernel (variable-length FlashAttention or cuDNN); here ") +
+                         (!t.packing ? "packing is false (each sample has its sequence to itself)" : "attention is unfused") +
+                         "; accepted: false, or packing: true with attention flash, cudnn or flash3"};
   if (t.attention == Attention::kFlash3 && !g.attention_flash3)
     return SpecError{"training.attention", "\"flash3\" (FlashAttention-3) runs on Hopper GPUs only (H100, H800, H200, H20), not on " +
                                                g.name + "; accepted here: flash, cudnn, unfused"};

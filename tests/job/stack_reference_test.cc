@@ -241,6 +241,29 @@ TEST(StackKernels, AttentionKernelByStackAndGpu) {
   EXPECT_DOUBLE_EQ(seconds(a100, Attention::kFlash), seconds(a100, Attention::kCudnn));
 }
 
+// Packed samples attending per sample (NeMo's cu_seqlens): a causal query
+// sees half its sample's keys, not half the sequence's, in the kernel and in
+// the model FLOPs; the default on stack nemo, refused without packing.
+TEST(Packing, PerSampleAttentionSpansTheSample) {
+  const std::string file = testing_util::kRoot + "/tests/data/stacks/nemo_llama2_7b_sft.yaml";
+  const Scenario per_sample = LoadScenario(file), across = LoadScenario(file, {"training.per_sample_attention=false"});
+  EXPECT_TRUE(per_sample.training.per_sample_attention);  // stack nemo's default
+  EXPECT_EQ(per_sample.training.attention_span(), 256);
+  EXPECT_EQ(across.training.attention_span(), 4096);
+  auto attention_flops = [](const Scenario& s) {
+    for (const Op& op : LayerOps(s.model, s.training, ShardsOf(s.parallel), Pass::kForward, false))
+      if (op.kind == OpKind::kAttention) return op.flops.value();
+    return 0.0;
+  };
+  EXPECT_NEAR(attention_flops(per_sample) / attention_flops(across), 256.0 / 4096, 1e-12);
+  const double h = per_sample.model.attn_width(), L = per_sample.model.layers;
+  const double gap = 3 * 4.0 * (4096 - 256) * h * L * per_sample.training.tokens_per_step();  // full-square convention
+  EXPECT_NEAR(TrainingStepFlops(across.model, across.training).model.value() -
+                  TrainingStepFlops(per_sample.model, per_sample.training).model.value(),
+              gap, 1e-6 * gap);
+  EXPECT_EQ(LoadScenario(file, {"training.stack=megatron"}).training.attention_span(), 4096);  // Megatron: across
+}
+
 // Without packing each sample is padded to seq_len: the GPUs compute the
 // pads, the job counts only the samples' tokens.
 TEST(Packing, PaddingWastesComputeOnPadTokens) {

@@ -199,6 +199,8 @@ std::vector<Case> Cases() {
        19, 14, "training.attention", "\"flash3\"", "runs on Hopper GPUs only (H100, H800, H200, H20), not on A800-SXM4-80GB; accepted here: flash, cudnn, unfused"},
       {"AttentionMisspelt", {{"  tokens: 500M\n", "  tokens: 500M\n  attention: cudnnn\n"}},
        19, 14, "training.attention", "\"cudnnn\"", "did you mean 'cudnn'?"},
+      {"PerSampleAttentionWithoutPacking", {{"  tokens: 500M\n", "  tokens: 500M\n  packing: false\n  per_sample_attention: true\n"}},
+       20, 25, "training.per_sample_attention", "true", "needs packed samples and a fused attention kernel"},
       {"DispatcherMisspelt", {{"llama2-70b", "mixtral-8x7b"}, {"method: lora", "method: full"}, {"tp: 8", "tp: 1"},
                               {"  dp: 1\n", "  dp: 8\n  ep: 8\n  ep_dispatcher: deepepp\n"}},
        11, 18, "parallel.ep_dispatcher", "\"deepepp\"", "did you mean 'deepep'?"},
