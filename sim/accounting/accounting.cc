@@ -6,14 +6,15 @@
 #include <string>
 #include <unordered_map>
 
+#include "sim/proto/categories.h"
+
 namespace pf {
 namespace {
 
 // Tasks that move bytes rather than compute: their time shows as exposed
 // when a GPU waits for them.
 bool MovesBytes(preflight::Category c) {
-  return c == preflight::TP_COMM || c == preflight::EP_COMM || c == preflight::CP_COMM || c == preflight::PP_COMM || c == preflight::DP_COMM ||
-         c == preflight::IO || c == preflight::DATA;
+  return IsCommCategory(c) || c == preflight::IO || c == preflight::DATA;
 }
 
 Seconds& Slot(Breakdown& b, preflight::Category c) {

@@ -239,7 +239,7 @@ void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, int context
     // (variable-length kernel; spec.h attention_span).
     // (Under context parallelism the rank's view divides seq_len and
     // sample_len by `context`; keys are the whole sequence's.)
-    const double span = t.attention_span() < t.seq_len ? std::min(keys, double(t.attention_span()) * context) : keys;
+    const double span = t.attends_per_sample() ? std::min(keys, double(t.sample_len) * context) : keys;
     const double seen = m.window > 0 && m.window < span ? m.window - double(m.window) * m.window / (2 * span)
                                                         : 0.5 * span;
     double fwd = 4 * b * s * seen * h / tp;

@@ -140,7 +140,7 @@ void Header(std::string& o, const Scenario& s) {
     o += fmt::format("  training   {} {}, sequence {}, micro-batch {} x {} per step x DP {} = global batch {}, recompute {}, {} attention{}\n",
                      ToString(t.method), ToString(t.precision), t.seq_len, t.micro_batch,
                      t.micro_batches_per_step(p.dp), p.dp, t.global_batch, ToString(t.recompute),
-                     t.attention_span() < t.seq_len
+                     t.attends_per_sample()
                          ? fmt::format("{} per-sample (samples of {} tokens)", ToString(t.attention), t.attention_span())
                          : std::string(ToString(t.attention)),
                      t.method == Method::kFull ? "" : fmt::format(", LoRA rank {}", t.lora_rank));

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "sim/model/vision.h"
 #include "sim/scenario/catalog.h"
@@ -160,11 +162,13 @@ GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
   if (v.Has("attention_vs_gemm")) {
     const YamlView a = v.Get("attention_vs_gemm");
     a.ExpectKeys({"flash", "cudnn", "flash3"});
-    for (const char* key : {"flash", "cudnn", "flash3"}) {
+    const std::pair<const char*, std::optional<double>*> kernels[] = {
+        {"flash", &g.attention_flash}, {"cudnn", &g.attention_cudnn}, {"flash3", &g.attention_flash3}};
+    for (const auto& [key, ratio] : kernels) {
       if (!a.Has(key)) continue;
       const double r = a.Get(key).Number();
       if (!(r > 0 && r <= 1)) a.Get(key).Fail("\"" + a.Get(key).Str() + "\" must be in (0, 1]: the kernel's throughput over the best GEMM's");
-      (std::string(key) == "flash" ? g.attention_flash : std::string(key) == "cudnn" ? g.attention_cudnn : g.attention_flash3) = r;
+      *ratio = r;
     }
   }
   return g;

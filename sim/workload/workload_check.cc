@@ -8,6 +8,7 @@
 
 #include "sim/base/error.h"
 #include "sim/base/io.h"
+#include "sim/proto/categories.h"
 #include "sim/spec/names.h"
 
 namespace pf {
@@ -151,9 +152,7 @@ bool Fits(preflight::Task::KindCase kind, preflight::Category c) {
     case preflight::Task::kCompute: return c == preflight::COMPUTE || c == preflight::OPTIMIZER;
     case preflight::Task::kIo: return c == preflight::IO || c == preflight::DATA || c == preflight::OPTIMIZER;
     case preflight::Task::kCpu: return c == preflight::DATA || c == preflight::OPTIMIZER;
-    default:
-      return c == preflight::TP_COMM || c == preflight::EP_COMM || c == preflight::CP_COMM || c == preflight::PP_COMM ||
-             c == preflight::DP_COMM;
+    default: return IsCommCategory(c);
   }
 }
 

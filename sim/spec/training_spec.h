@@ -1,0 +1,94 @@
+// How a scenario trains, as plain structs: the method, precision, batch,
+// recompute, attention kernel, training stack and packing of its step.
+// Part of the spec stage (spec.h includes it); no YAML, no SimGrid.
+#pragma once
+
+#include <algorithm>
+
+namespace pf {
+
+enum class Method { kFull, kLora, kQlora };
+// Tensor-core precision of the GEMMs. bf16/fp16/fp8 train with mixed
+// precision (16-bit weights, gradients and activations, fp32 master weights
+// and Adam moments); tf32 and fp32 keep everything in fp32 (tf32 runs the
+// GEMMs on tensor cores, fp32 on CUDA cores: P40, V100 without AMP).
+enum class Precision { kBf16, kFp16, kFp8, kTf32, kFp32 };
+enum class Recompute { kNone, kSelective, kFull };
+// The attention kernel: FlashAttention-2 (the flash-attn 2 package,
+// PyTorch SDPA's flash backend), cuDNN's fused attention (Transformer
+// Engine's choice on Hopper and later), FlashAttention-3 (Hopper only), or
+// unfused batched GEMMs with a materialised softmax.
+enum class Attention { kFlash, kCudnn, kFlash3, kUnfused };
+// The training stack that runs the step (model/stack.h says what each one
+// changes: kernel fusion, LoRA adapters, host dispatch, optimizer, ZeRO-3
+// gathers, the loss and its memory).
+enum class Stack { kMegatron, kNemo, kDeepspeed, kFsdp, kHf, kLlamaFactory, kUnsloth };
+
+// The linear layers of a block LoRA can adapt (gate exists in SwiGLU MLPs).
+enum class LoraTarget { kQ, kK, kV, kO, kGate, kUp, kDown };
+constexpr unsigned kAllLoraTargets = 0x7f;
+constexpr unsigned Bit(LoraTarget t) { return 1u << static_cast<unsigned>(t); }
+
+struct TrainingSpec {
+  Method method = Method::kFull;
+  Precision precision = Precision::kBf16;
+  int seq_len = 0;
+  int micro_batch = 0;
+  int global_batch = 0;  // sequences per optimizer step
+  Recompute recompute = Recompute::kNone;
+  Attention attention = Attention::kFlash;
+  bool attention_given = false;  // false: the stack's kernel (DefaultAttention)
+  double job_tokens = 0;  // tokens the whole job trains on (YAML: tokens)
+  int lora_rank = 16;
+  // The linear layers LoRA adapts, a bit per LoraTarget (all by default, as
+  // QLoRA; NeMo's default is attention_qkv only).
+  unsigned lora_targets = kAllLoraTargets;
+  Stack stack = Stack::kMegatron;
+  bool stack_given = false;  // false: the default, stated as such in the report
+  // Samples packed into full sequences (Megatron, NeMo, TRL packing=True), or
+  // one sample per sequence padded to seq_len (HF padding="max_length").
+  bool packing = true;
+  int sample_len = 0;     // average tokens per sample (0: seq_len)
+  // Packed samples attend only within themselves, by a variable-length
+  // attention kernel over the samples' boundaries (NeMo's packed SFT passes
+  // cu_seqlens to TEDotProductAttention, qkv_format "thd"), instead of
+  // across the whole packed sequence (plain concatenation, Megatron's
+  // pre-training default). Default: on for stack nemo.
+  bool per_sample_attention = false;
+  bool per_sample_attention_given = false;
+  double epochs = 0;      // when the job is given in epochs of data.size (job_tokens follows)
+  // A mixture of experts' routing, as the step's busiest expert rank sees
+  // it: with capacity_factor c > 0 every expert's buffer is padded to c x
+  // its mean share of tokens and tokens past it are dropped (GShard,
+  // DeepSpeed-MoE, Megatron --moe-pad-expert-input-to-capacity); with 0
+  // (dropless, Megatron's default) the busiest EP rank computes
+  // expert_imbalance x the mean, and the all-to-all waits for it.
+  double capacity_factor = 0;
+  double expert_imbalance = 1;
+  // Tokens per token the busiest expert rank computes: c, or the imbalance.
+  double expert_load() const { return capacity_factor > 0 ? capacity_factor : expert_imbalance; }
+  // Sequences per micro-batch x micro-batches per step x dp = global_batch.
+  int micro_batches_per_step(int dp) const {
+    return static_cast<int>(global_batch / (static_cast<long long>(micro_batch) * dp));
+  }
+  // The tokens a query's attention spans: its sample's when packed samples
+  // attend per sample (sample_len; uniform lengths assumed), else the
+  // whole sequence's.
+  bool attends_per_sample() const {
+    return packing && per_sample_attention && attention != Attention::kUnfused && sample_len > 0 &&
+           sample_len < seq_len;
+  }
+  int attention_span() const { return attends_per_sample() ? sample_len : seq_len; }
+  // Tokens one micro-batch carries through one pipeline (micro_batch x seq_len).
+  double tokens_per_micro_batch() const { return double(micro_batch) * seq_len; }
+  // Tokens a sequence carries that the model learns from: all of them when
+  // packed, one sample's (sample_len) when each sample is padded to seq_len.
+  double useful_tokens_per_sequence() const {
+    return packing || sample_len <= 0 ? double(seq_len) : double(std::min(sample_len, seq_len));
+  }
+  // Tokens one optimizer step trains on (global_batch x useful tokens per
+  // sequence; the GPUs compute global_batch x seq_len, pads included).
+  double tokens_per_step() const { return double(global_batch) * useful_tokens_per_sequence(); }
+};
+
+}  // namespace pf
