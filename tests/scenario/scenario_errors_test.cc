@@ -333,6 +333,19 @@ TEST(ScenarioOverrides, AGpuWrittenInlineReplacesTheCatalogOne) {
   EXPECT_DOUBLE_EQ(s.cluster.node.gpu.memory.value(), 96.0 * (1 << 30));
 }
 
+TEST(ScenarioOverrides, AnInlineGpusAttentionRatioOutsideItsRangeIsRefused) {
+  const std::string gpu = "cluster.node.gpu={name: Next-GPU, peak: {bf16: 500TFLOP/s}, memory: 96GiB, "
+                          "memory_bandwidth: 3TB/s, pcie_gen: 5, sms: 120, attention_vs_gemm: {cudnn: 1.4}}";
+  InputError e = LoadError({gpu});
+  EXPECT_EQ(e.where().file.rfind("--set cluster.node.gpu={name: Next-GPU", 0), 0u) << e.where().file;  // a long flag is shortened
+  EXPECT_EQ(e.key(), "cluster.node.gpu.attention_vs_gemm.cudnn");
+  EXPECT_NE(std::string(e.what()).find("\"1.4\" must be in (0, 1]"), std::string::npos) << e.what();
+  InputError kernel = LoadError({"cluster.node.gpu={name: Next-GPU, peak: {bf16: 500TFLOP/s}, memory: 96GiB, "
+                                 "memory_bandwidth: 3TB/s, pcie_gen: 5, sms: 120, attention_vs_gemm: {flash2: 0.7}}"});
+  EXPECT_EQ(kernel.key(), "cluster.node.gpu.attention_vs_gemm.flash2");
+  EXPECT_NE(std::string(kernel.what()).find("flash"), std::string::npos) << kernel.what();
+}
+
 TEST(ScenarioOverrides, ErrorsInAPatchedNodePointAtTheBundledFileOrTheFlag) {
   InputError bad = LoadError({"cluster.node.nics.bandwidth=0Gbps"});
   EXPECT_EQ(bad.where().file, "--set cluster.node.nics.bandwidth=0Gbps");
