@@ -69,9 +69,10 @@ Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& c
   return kKernelOverhead + std::max(compute, memory) / cal.training_kernel_efficiency;
 }
 
-Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal, OptimizerImpl impl) {
+Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal, OptimizerImpl impl,
+                      double grad_bytes) {
   // Adam with fp32 master weights: bytes per parameter in stack.cc.
-  const Bytes moved(params * AdamBytesPerParam(impl));
+  const Bytes moved(params * AdamBytesPerParam(impl, grad_bytes));
   return kKernelOverhead +
          moved / (g.memory_bandwidth * (kHbmEfficiency * cal.training_kernel_efficiency));
 }

@@ -33,8 +33,9 @@ Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& c
                const GemmShapeConstants& shape = GemmShapeConstants());
 
 // Adam step over `params` parameters held on one GPU (memory-bound), fused
-// or as torch's foreach ops (model/stack.h).
+// or as torch's foreach ops (model/stack.h), reading gradients of
+// grad_bytes each (stack.h GradientBytes).
 Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal,
-                      OptimizerImpl impl = OptimizerImpl::kFused);
+                      OptimizerImpl impl = OptimizerImpl::kFused, double grad_bytes = 2);
 
 }  // namespace pf

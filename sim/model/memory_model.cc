@@ -4,6 +4,7 @@
 
 #include "sim/model/model_math.h"
 #include "sim/model/moe.h"
+#include "sim/model/stack.h"
 #include "sim/model/stack_kernels.h"
 #include "sim/model/vision.h"
 
@@ -98,7 +99,7 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
       return shard ? (base - experts) * per_param / dp + experts * per_param / edp : base * per_param;
     };
     r.weights = Bytes(base * e / (p.zero >= 3 ? dp : 1));
-    r.gradients = Bytes(sharded(e, p.zero >= 2));
+    r.gradients = Bytes(sharded(GradientBytes(t), p.zero >= 2));  // fp32 under Megatron's bf16 (stack.h)
     r.optimizer = Bytes(sharded(OptimizerBytes(t.precision), p.zero >= 1));
     if (p.offload != Offload::kNone) {
       // ZeRO-Offload (Ren et al. 2021, Sec. 4): gradients go to host memory
@@ -115,7 +116,7 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
                                                    : base * e;
   const double adapters = t.lora_rank * AdapterWidthPerLayer(m, t) * layers / p.tp;
   r.weights = Bytes(frozen / (p.zero >= 3 ? dp : 1) + adapters * e);
-  r.gradients = Bytes(adapters * e);
+  r.gradients = Bytes(adapters * GradientBytes(t));
   r.optimizer = Bytes(adapters * OptimizerBytes(t.precision) / (p.zero >= 1 ? dp : 1));
   if (p.offload != Offload::kNone) r.optimizer = Bytes(0);  // the adapters' states in host memory
 }
@@ -160,7 +161,7 @@ MemoryBreakdown VisionMemory(const Scenario& sc) {
   const double e = ElementBytes(t.precision), dp = p.shard_ranks();
   MemoryBreakdown r;
   r.weights = Bytes(c.params * e / (p.zero >= 3 ? dp : 1));
-  r.gradients = Bytes(c.params * e / (p.zero >= 2 ? dp : 1));
+  r.gradients = Bytes(c.params * GradientBytes(t) / (p.zero >= 2 ? dp : 1));
   r.optimizer = Bytes(c.params * OptimizerBytes(t.precision) / (p.zero >= 1 ? dp : 1));
   r.activations = Bytes(c.activation_elements * e * t.micro_batch);
   if (p.zero >= 3 && p.dp > 1) r.zero_buffers = Bytes(c.params * e);

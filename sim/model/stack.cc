@@ -11,9 +11,23 @@ const StackTraits& TraitsOf(Stack stack) {
   // is given (TransformerConfig.cross_entropy_loss_fusion = False); NeMo
   // 2.0's GPTConfig turns the fusion on (nemo/collections/llm/gpt/model/
   // base.py, cross_entropy_loss_fusion: bool = True).
-  static const StackTraits megatron{};
-  static const StackTraits nemo{Kernels::kFused, Adapters::kFused, OptimizerImpl::kFused,
-                                Zero3Gather::kPerBlock, Loss::kVocabParallelFused, false};
+  // Both keep fp32 gradients under bf16: Megatron-LM's arguments.py sets
+  // accumulate_allreduce_grads_in_fp32 for bf16 unless --grad-reduce-in-bf16
+  // is given ("accumulate and all-reduce gradients in fp32 for bfloat16
+  // data type"), and param_and_grad_buffer.py then makes the gradient buffer
+  // torch.float; NeMo 2.0's and Megatron-Bridge's recipes pass
+  // DistributedDataParallelConfig(grad_reduce_in_fp32=True).
+  static const StackTraits megatron = [] {
+    StackTraits t;
+    t.fp32_grads = true;
+    return t;
+  }();
+  static const StackTraits nemo = [] {
+    StackTraits t{Kernels::kFused, Adapters::kFused, OptimizerImpl::kFused, Zero3Gather::kPerBlock,
+                  Loss::kVocabParallelFused, false};
+    t.fp32_grads = true;
+    return t;
+  }();
   // Megatron-DeepSpeed and DeepSpeed's own engine: Megatron's kernels, but
   // ZeRO-3 fetches parameters submodule by submodule
   // (partitioned_param_coordinator.py fetch_sub_module, all_gather_coalesced
@@ -74,10 +88,15 @@ Seconds HostSecondsPerForwardKernel() { return Seconds(7e-6); }
 // cuLaunchKernel of ~3 us (meta-pytorch/tritonbench PR 1017: 3.0-3.3 us).
 Seconds HostSecondsPerBackwardKernel() { return Seconds(4e-6); }
 
-double AdamBytesPerParam(OptimizerImpl impl) {
-  // Fused: read master 4 + grad 2 + m 4 + v 4, write master 4 + m 4 + v 4
+double GradientBytes(const TrainingSpec& t) {
+  const bool half = t.precision == Precision::kBf16 || t.precision == Precision::kFp8;
+  return half && TraitsOf(t.stack).fp32_grads ? 4 : ElementBytes(t.precision);
+}
+
+double AdamBytesPerParam(OptimizerImpl impl, double grad_bytes) {
+  // Fused: read master 4 + grad + m 4 + v 4, write master 4 + m 4 + v 4
   // + 16-bit copy 2 (compute_model.cc).
-  if (impl == OptimizerImpl::kFused) return 28;
+  if (impl == OptimizerImpl::kFused) return 26 + grad_bytes;
   // torch/optim/adamw.py _multi_tensor_adamw, one foreach op at a time over
   // fp32 state and fp32 (autocast master) gradients: param.mul_ 8, exp_avg
   // lerp_ 12, exp_avg_sq mul_ 8 and addcmul_ 16, sqrt 8, div_ 8, add_(eps)

@@ -51,6 +51,10 @@ struct StackTraits {
   // modeling code) instead of one fused QKV (MLP-up) GEMM.
   bool separate_projections = false;
   PipelineGrads pipeline_grads = PipelineGrads::kBucketed;
+  // Megatron-Core's DDP under bf16 (and fp8, whose parameters are bf16):
+  // gradients accumulated across micro-batches and reduced over data
+  // parallelism in an fp32 buffer (main_grad), not in the parameters' type.
+  bool fp32_grads = false;
 };
 
 // DeepSpeed's PipelineEngine reduces the gradients of this job after the
@@ -71,8 +75,14 @@ Loss LossOf(const TrainingSpec& t);
 Seconds HostSecondsPerForwardKernel();
 Seconds HostSecondsPerBackwardKernel();
 
-// Bytes of HBM traffic per trainable parameter of one Adam step.
-double AdamBytesPerParam(OptimizerImpl impl);
+// Bytes per element of the gradients the job accumulates, keeps in memory
+// and reduces over data parallelism: 4 on a stack with fp32_grads under
+// bf16 or fp8, else the training precision's.
+double GradientBytes(const TrainingSpec& t);
+
+// Bytes of HBM traffic per trainable parameter of one Adam step, reading
+// gradients of grad_bytes each.
+double AdamBytesPerParam(OptimizerImpl impl, double grad_bytes);
 
 // Linear layers (each its own ZeRO-3 fetch under DeepSpeed) in one block.
 int LinearModulesPerBlock(const ModelSpec& m, const StackTraits& traits);

@@ -65,7 +65,7 @@ ScreenEstimate ScreenStep(const Scenario& s) {
   Seconds dp;
   if (p.dp > 1) {
     const std::vector<int> group = DpGroup(p, 0);
-    const Bytes grads(most_params * e);
+    const Bytes grads(most_params * GradientBytes(t));
     if (p.zero >= 3) {  // per micro-batch the weights gathered forward and backward, the gradients reduce-scattered
       // One collective per layer (FSDP) or per Linear (DeepSpeed), each
       // with its latency.
@@ -79,11 +79,11 @@ ScreenEstimate ScreenStep(const Scenario& s) {
           s, p.zero >= 1 ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, group, grads);
       dp = p.dp_overlap ? std::max(Seconds(0), reduce - last_backward) : reduce;
       if ((p.zero == 1 || p.zero == 2) && !p.param_gather_overlap)  // else hidden in the next forward
-        dp += CollectiveTime(s, CollectiveKind::kAllGather, group, grads);
+        dp += CollectiveTime(s, CollectiveKind::kAllGather, group, Bytes(most_params * e));
     }
   }
   const Seconds optimizer = OptimizerTime(most_params / (p.zero >= 1 ? p.dp : 1), s.cluster.node.gpu, s.calibration,
-                                             TraitsOf(s.training.stack).optimizer);
+                                             TraitsOf(s.training.stack).optimizer, GradientBytes(t));
   est.exposed_comm = dp;
   est.step = pipeline + dp + optimizer;
   return est;

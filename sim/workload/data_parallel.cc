@@ -24,8 +24,7 @@ DataParallelEmitter::DataParallelEmitter(TaskGraph& g, const Scenario& s, int st
                                  Bytes((stage_params_ - stage_experts_) * FlushReduceBytes(s_)), 1, p_.tp);
   else if (p_.dp > 1 && !zero3_ && p_.zero < 2 && !p_.dp_overlap)
     late_reduce_ = g_.Collective("dp_grad_reduce", preflight::DP_COMM, DpKind(), group_,
-                                 Bytes((stage_params_ - stage_experts_) * ElementBytes(s_.training.precision)), 1,
-                                 p_.tp);
+                                 Bytes((stage_params_ - stage_experts_) * GradientBytes(s_.training)), 1, p_.tp);
 }
 
 int Zero3CollectivesPerLayer(const Scenario& s) {
@@ -39,11 +38,15 @@ preflight::CollectiveKind DataParallelEmitter::DpKind() const {
 }
 
 Bytes DataParallelEmitter::GradBytes(int chunk) const {
+  return Bytes((chunks_[chunk].params - chunks_[chunk].expert_params) * GradientBytes(s_.training));
+}
+
+Bytes DataParallelEmitter::ParamBytes(int chunk) const {
   return Bytes((chunks_[chunk].params - chunks_[chunk].expert_params) * ElementBytes(s_.training.precision));
 }
 
 Bytes DataParallelEmitter::ExpertGradBytes(int chunk) const {
-  return Bytes(chunks_[chunk].expert_params * ElementBytes(s_.training.precision));
+  return Bytes(chunks_[chunk].expert_params * GradientBytes(s_.training));
 }
 
 bool DataParallelEmitter::ReducesExperts() const { return stage_experts_ > 0 && p_.expert_dp() > 1; }
@@ -72,7 +75,7 @@ void DataParallelEmitter::EmitExpertReductions() {
 }
 
 int DataParallelEmitter::Buckets(int chunk) const {
-  const int by_size = int(std::ceil(GradBytes(chunk) / kBucketBytes));
+  const int by_size = int(std::ceil(ParamBytes(chunk) / kBucketBytes));
   return std::max(1, std::min(chunks_[chunk].layers, by_size));
 }
 
@@ -91,7 +94,7 @@ bool DataParallelEmitter::ReducesIn(int micro_batch) const {
 void DataParallelEmitter::EmitZero3() {
   const StageCost& c = chunks_[0];  // ZeRO-3 implies pp = vp = 1
   const Bytes layer_bytes(c.layer_weights * LayerWeightBytes(s_.training.method, s_.training.precision));
-  const Bytes grad_bytes(c.params / c.layers * ElementBytes(s_.training.precision));
+  const Bytes grad_bytes(c.params / c.layers * GradientBytes(s_.training));
   // FSDP gathers a wrapped block in one collective; DeepSpeed fetches each
   // Linear of it on its own, one collective (and its latency) per module
   // (model/stack.h).
@@ -158,7 +161,7 @@ void DataParallelEmitter::EmitParamGather() {
     param_gather_.emplace_back();
     for (int b = 0; b < Buckets(k); ++b) {
       int x = g_.Collective("zero_param_gather", preflight::DP_COMM, preflight::ALL_GATHER, group_,
-                            GradBytes(k) / Buckets(k), 1, p_.tp);
+                            ParamBytes(k) / Buckets(k), 1, p_.tp);
       g_.Dep(x, prev);
       param_gather_.back().push_back(prev = x);
     }
@@ -212,7 +215,9 @@ int DataParallelEmitter::Optimizer(int gpu, int d, int last) {
   if (p_.offload == Offload::kNone) {
     o.first = o.last = g_.Compute(gpu, "optimizer",
                                   {OptimizerTime(params, s_.cluster.node.gpu, s_.calibration,
-                                                 TraitsOf(s_.training.stack).optimizer), Flops(0)},
+                                                 TraitsOf(s_.training.stack).optimizer,
+                                                 GradientBytes(s_.training)),
+                                   Flops(0)},
                                   preflight::OPTIMIZER);
   } else {
     o = EmitOffloadedStep(g_, s_, gpu, params);

@@ -19,8 +19,10 @@ namespace pf {
 
 // PyTorch DDP's default gradient bucket (bucket_cap_mb = 25).
 constexpr Bytes kBucketBytes(25e6);
-// Gradients and gathered parameters travel at the training precision's
-// element size (spec.h ElementBytes: bf16/fp16 2 bytes, tf32/fp32 4).
+// Buckets are cut by the parameters' bytes (spec.h ElementBytes: bf16/fp16
+// 2 bytes, tf32/fp32 4); gathered parameters travel at that size, and
+// gradients at the stack's (stack.h GradientBytes: fp32 under Megatron's
+// bf16).
 
 // ZeRO-3's all-gathers (and reduce-scatters) per layer: 1 for FSDP, one per
 // Linear for DeepSpeed's per-submodule fetch.
@@ -55,7 +57,8 @@ class DataParallelEmitter {
 
  private:
   preflight::CollectiveKind DpKind() const;  // reduce-scatter under ZeRO, else all-reduce
-  Bytes GradBytes(int chunk) const;  // the dense parameters' (experts' apart under EP)
+  Bytes GradBytes(int chunk) const;   // the dense parameters' gradients (experts' apart under EP)
+  Bytes ParamBytes(int chunk) const;  // and those parameters (gathered after the update; buckets)
   Bytes ExpertGradBytes(int chunk) const;
   bool ReducesExperts() const;
   int Buckets(int chunk) const;

@@ -25,7 +25,7 @@ constexpr double kPlatformSecondsAt16k = 0.5;
 constexpr double kPlatformExponent = 2;
 
 // Gradient buckets of the largest model chunk, as the data-parallel emitter
-// cuts them (data_parallel.h: kBucketBytes of gradients each, at most one
+// cuts them (data_parallel.h: kBucketBytes of parameters each, at most one
 // per layer).
 double Buckets(const Scenario& s) {
   const ParallelSpec& p = s.parallel;

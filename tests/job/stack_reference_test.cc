@@ -30,6 +30,7 @@
 #include "sim/workload/data_parallel.h"
 #include "sim/workload/size_estimate.h"
 #include "sim/workload/stage_cost.h"
+#include "sim/workload/workload_builder.h"
 #include "tests/test_util.h"
 
 namespace pf {
@@ -164,6 +165,41 @@ TEST(StackKernels, ShortKernelsWaitForTheHost) {
   const auto ops = LayerOps(s.model, s.training, 1, Pass::kForward, true);
   const double host = ops.size() * HostSecondsPerForwardKernel().value();
   EXPECT_GE(c.fwd.seconds.value(), host * s.model.layers);
+}
+
+// Megatron and NeMo accumulate and reduce bf16 (and fp8) gradients in fp32
+// (Megatron-LM arguments.py, NeMo 2.0's grad_reduce_in_fp32=True); fp16
+// and the other stacks keep them at the parameters' 2 bytes. The buckets
+// reduce-scatter 4 bytes a parameter, the parameter gather after the
+// update moves 2, and Adam reads the fp32 gradients.
+TEST(StackKernels, MegatronReducesFp32GradientsAndGathersBf16Parameters) {
+  TrainingSpec t;
+  t.precision = Precision::kBf16;
+  for (Stack st : {Stack::kMegatron, Stack::kNemo}) {
+    t.stack = st;
+    EXPECT_EQ(GradientBytes(t), 4);
+  }
+  t.precision = Precision::kFp8;
+  EXPECT_EQ(GradientBytes(t), 4);
+  t.precision = Precision::kFp16;
+  EXPECT_EQ(GradientBytes(t), 2);
+  t.precision = Precision::kBf16;
+  for (Stack st : {Stack::kFsdp, Stack::kDeepspeed, Stack::kHf, Stack::kUnsloth}) {
+    t.stack = st;
+    EXPECT_EQ(GradientBytes(t), 2);
+  }
+  EXPECT_EQ(AdamBytesPerParam(OptimizerImpl::kFused, 4), 30);
+
+  const Scenario s = LoadScenario(ScenarioPath("mlm_h100_gpt_1p7b_48", "recipes"));  // TP1 PP1 DP48, overlapped gather
+  const double params = CostOfStage(s, 0).params;
+  double reduced = 0, gathered = 0;
+  const preflight::Workload w = BuildWorkload(s);
+  for (const auto& task : w.tasks()) {
+    if (task.name() == "dp_grad_bucket") reduced += task.collective().size_bytes();
+    if (task.name() == "zero_param_gather") gathered += task.collective().size_bytes();
+  }
+  EXPECT_NEAR(reduced, 4 * params, 1e-6 * reduced);
+  EXPECT_NEAR(gathered, 2 * params, 1e-6 * gathered);
 }
 
 // DeepSpeed fetches each Linear on its own (seven collectives per Llama
