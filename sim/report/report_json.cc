@@ -2,6 +2,7 @@
 #include "sim/report/report.h"
 
 #include "sim/model/model_math.h"
+#include "sim/model/stack.h"
 #include "sim/spec/names.h"
 
 namespace pf {
@@ -49,7 +50,8 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
   }
   j["scenario"]["stack"] = {{"name", ToString(s.training.stack)}, {"default", !s.training.stack_given},
                             {"packing", s.training.packing},
-                            {"useful_tokens_per_sequence", s.training.useful_tokens_per_sequence()}};
+                            {"useful_tokens_per_sequence", s.training.useful_tokens_per_sequence()},
+                            {"gradient_bytes", GradientBytes(s.training)}};
   j["scenario"]["storage"] = json::array();
   for (const StorageTier& t : s.cluster.storage)
     j["scenario"]["storage"].push_back({{"name", t.name}, {"kind", ToString(t.kind)}, {"servers", t.servers},

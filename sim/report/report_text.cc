@@ -26,10 +26,11 @@ const char* LossName(Loss loss) {
 
 std::string StackLine(const TrainingSpec& t) {
   const StackTraits& st = TraitsOf(t.stack);
-  std::string o = fmt::format("  stack      {}{}: {} kernels, {} Adam, ZeRO-3 gathers per {}, {}{}", ToString(t.stack),
+  std::string o = fmt::format("  stack      {}{}: {} kernels, {} Adam{}, ZeRO-3 gathers per {}, {}{}", ToString(t.stack),
                               t.stack_given ? "" : " (the default; set training.stack)",
                               st.kernels == Kernels::kFused ? "fused" : "eager (one per tensor op)",
                               st.optimizer == OptimizerImpl::kFused ? "fused" : "foreach",
+                              GradientBytes(t) > ElementBytes(t.precision) ? ", fp32 gradients" : "",
                               st.gather == Zero3Gather::kPerBlock ? "block" : "module",
                               LossName(LossOf(t)),
                               t.method == Method::kFull ? ""
