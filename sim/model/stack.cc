@@ -89,6 +89,7 @@ Seconds HostSecondsPerForwardKernel() { return Seconds(7e-6); }
 Seconds HostSecondsPerBackwardKernel() { return Seconds(4e-6); }
 
 double GradientBytes(const TrainingSpec& t) {
+  if (t.grad_reduce) return ElementBytes(*t.grad_reduce);
   const bool half = t.precision == Precision::kBf16 || t.precision == Precision::kFp8;
   return half && TraitsOf(t.stack).fp32_grads ? 4 : ElementBytes(t.precision);
 }

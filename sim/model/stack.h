@@ -76,8 +76,9 @@ Seconds HostSecondsPerForwardKernel();
 Seconds HostSecondsPerBackwardKernel();
 
 // Bytes per element of the gradients the job accumulates, keeps in memory
-// and reduces over data parallelism: 4 on a stack with fp32_grads under
-// bf16 or fp8, else the training precision's.
+// and reduces over data parallelism: training.grad_reduce's when given,
+// else 4 on a stack with fp32_grads under bf16 or fp8, else the training
+// precision's.
 double GradientBytes(const TrainingSpec& t);
 
 // Bytes of HBM traffic per trainable parameter of one Adam step, reading

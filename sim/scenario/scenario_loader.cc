@@ -173,7 +173,7 @@ ParallelSpec ParseParallel(const YamlView& par) {
 TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   v.ExpectKeys({"method", "precision", "seq_len", "micro_batch", "global_batch", "recompute",
                 "attention", "tokens", "images", "epochs", "lora_rank", "lora_targets", "stack", "packing", "sample_len",
-                "per_sample_attention", "capacity_factor", "expert_imbalance"});
+                "per_sample_attention", "capacity_factor", "expert_imbalance", "grad_reduce"});
   if (vision) {
     for (const char* key : {"seq_len", "tokens", "attention", "lora_rank", "lora_targets", "packing", "sample_len",
                             "per_sample_attention"})
@@ -234,6 +234,7 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
     t.per_sample_attention_given = true;
   }
   if (v.Has("packing")) t.packing = v.Get("packing").Bool();
+  if (v.Has("grad_reduce")) t.grad_reduce = v.Get("grad_reduce").Enum<Precision>();
   // A mixture of experts' routing (spec.h): GShard and Switch train with
   // capacity factors of 1 to 2; beyond the expert count every token fits.
   if (v.Has("capacity_factor")) {

@@ -3,6 +3,8 @@
 // Part of the spec stage (spec.h includes it); no YAML, no SimGrid.
 #pragma once
 
+#include <optional>
+
 #include <algorithm>
 
 namespace pf {
@@ -57,6 +59,11 @@ struct TrainingSpec {
   bool per_sample_attention = false;
   bool per_sample_attention_given = false;
   double epochs = 0;      // when the job is given in epochs of data.size (job_tokens follows)
+  // The type gradients accumulate in and are reduced over data parallelism
+  // in (training.grad_reduce: Megatron's --grad-reduce-in-bf16, NeMo's
+  // optim.grad_sync_dtype, FSDP's MixedPrecision reduce_dtype); absent: the
+  // stack's (stack.h GradientBytes).
+  std::optional<Precision> grad_reduce;
   // A mixture of experts' routing, as the step's busiest expert rank sees
   // it: with capacity_factor c > 0 every expert's buffer is padded to c x
   // its mean share of tokens and tokens past it are dropped (GShard,

@@ -383,6 +383,16 @@ Check Hardware(const Scenario& s) {
                                                (t.attention_given ? "" : " (the stack's default)") +
                                                " runs in fp16/bf16 only; with \"" +
                                                std::string(ToString(t.precision)) + "\" set attention: unfused"};
+  if (t.grad_reduce) {
+    // fp32, or the parameters' own 16-bit type (fp8 trains bf16 parameters).
+    const Precision own = t.precision == Precision::kFp8 ? Precision::kBf16 : t.precision;
+    const bool half = ElementBytes(t.precision) == 2;
+    if (*t.grad_reduce != Precision::kFp32 && !(half && *t.grad_reduce == own))
+      return SpecError{"training.grad_reduce",
+                       "\"" + std::string(ToString(*t.grad_reduce)) + "\" is not accepted with precision \"" +
+                           ToString(t.precision) + "\": gradients are reduced in fp32" +
+                           (half ? std::string(" or in the parameters' ") + ToString(own) : std::string(" only"))};
+  }
   if (t.per_sample_attention_given && t.per_sample_attention && (!t.packing || t.attention == Attention::kUnfused))
     return SpecError{"training.per_sample_attention",
                      std::string("true needs packed samples and a fused attention kernel (variable-length FlashAttention or cuDNN); here ") +

@@ -189,6 +189,12 @@ TEST(StackKernels, MegatronReducesFp32GradientsAndGathersBf16Parameters) {
     EXPECT_EQ(GradientBytes(t), 2);
   }
   EXPECT_EQ(AdamBytesPerParam(OptimizerImpl::kFused, 4), 30);
+  // training.grad_reduce overrides the stack's: Megatron with
+  // --grad-reduce-in-bf16, FSDP with an fp32 reduce_dtype.
+  t.grad_reduce = Precision::kFp32;
+  EXPECT_EQ(GradientBytes(t), 4);
+  t.stack = Stack::kMegatron, t.grad_reduce = Precision::kBf16;
+  EXPECT_EQ(GradientBytes(t), 2);
 
   const Scenario s = LoadScenario(ScenarioPath("mlm_h100_gpt_1p7b_48", "recipes"));  // TP1 PP1 DP48, overlapped gather
   const double params = CostOfStage(s, 0).params;
@@ -340,6 +346,10 @@ TEST(StackErrors, BadStacksAndPackingAreRefusedWithTheirKey) {
        "\"attention\" is not accepted; give all or a list of q, k, v, o, gate, up, down"},
       {"qwen_7b_lora_2048", "training.sample_len=0", "training.sample_len"},
       {"qwen_7b_lora_2048", "training.packing=sometimes", "training.packing"},
+      {"qwen_7b_lora_2048", "training.grad_reduce=fp16",
+       "training.grad_reduce: \"fp16\" is not accepted with precision \"bf16\": gradients are reduced in fp32 or in "
+       "the parameters' bf16"},
+      {"qwen_7b_lora_2048", "training.grad_reduce=fp64", "training.grad_reduce"},
   };
   for (const Case& c : cases)
     EXPECT_NE(LoadError(c.scenario, {c.set}).find(c.message), std::string::npos) << c.set;
