@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include <sys/stat.h>
@@ -23,6 +24,8 @@ bool WriteAll(int fd, const std::string& bytes) {
 
 int WriteFileAtomically(const std::string& path, const std::string& bytes) {
   namespace fs = std::filesystem;
+  struct stat st;
+  if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return kNotARegularFile;
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string temp = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
@@ -43,6 +46,13 @@ int WriteFileAtomically(const std::string& path, const std::string& bytes) {
     return err;
   }
   return 0;
+}
+
+std::string WriteErrorReason(int err) {
+  if (err == kNotARegularFile)
+    return "exists and is not a regular file (a device, pipe, symbolic link or folder, which would be replaced); "
+           "give a new path or a regular file";
+  return std::strerror(err);
 }
 
 std::string ShortNumber(double x) {

@@ -102,7 +102,7 @@ pf::Result Run(const Options& o, std::optional<pf::Alternative>& alternative) {
     if (!r.step)
       throw pf::InputError({"--trace " + o.trace_path}, "", "no step was simulated (the job does not fit; --force simulates it)");
     if (const int err = pf::WriteFileAtomically(o.trace_path, pf::RenderTrace(s, trace)))
-      throw pf::InputError({"--trace " + o.trace_path}, "", std::string("cannot write: ") + std::strerror(err));
+      throw pf::InputError({"--trace " + o.trace_path}, "", "cannot write: " + pf::WriteErrorReason(err));
   }
   if (r.step && o.replay_path.empty() && !o.no_alternative && !in_process)
     alternative = pf::FindAlternative(s, r.step->step_time);

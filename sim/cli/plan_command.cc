@@ -64,7 +64,7 @@ int PlanCommand(int argc, char** argv) {
     std::cout << RenderPlan(o, plan);
     if (!report.empty()) {
       if (const int err = WriteFileAtomically(report, RenderPlanHtml(o, plan)))
-        throw InputError(Location{"--report " + report, 0, 0}, "", std::string("cannot write: ") + std::strerror(err));
+        throw InputError(Location{"--report " + report, 0, 0}, "", "cannot write: " + WriteErrorReason(err));
       std::cout << "  report: " << report << "\n";
     }
     return 0;

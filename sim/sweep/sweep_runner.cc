@@ -23,6 +23,7 @@
 #include "sim/base/error.h"
 #include "sim/base/io.h"
 #include "sim/scenario/scenario_loader.h"
+#include "sim/scenario/yaml_view.h"
 
 namespace pf {
 namespace {
@@ -65,7 +66,22 @@ void CheckKeys(const SweepOptions& o) {
 
 // The lines of `path` (each with its newline) and whether the last one was
 // cut short (no newline).
+// A results file is a regular file of at most kMaxResultsBytes (rows are
+// 100-300 bytes: a million points of rows to a shard fit), read whole;
+// anything else is refused before it is read.
+constexpr std::uintmax_t kMaxResultsBytes = std::uintmax_t(1) << 30;
+
 std::vector<std::string> Lines(const std::string& path, bool& truncated) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (!ec && fs::exists(st) && !fs::is_regular_file(st))
+    throw InputError(Location{path, 0, 0}, "",
+                     fs::is_directory(st) ? "is a directory, not a sweep results file" : "is not a regular file");
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > kMaxResultsBytes)
+    throw InputError(Location{path, 0, 0}, "",
+                     fmt::format("is {} bytes; a sweep results file is at most {} bytes", size, kMaxResultsBytes));
   std::ifstream in(path, std::ios::binary);
   std::vector<std::string> lines;
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -129,6 +145,11 @@ SweepSummary RunSweep(const SweepOptions& o) {
   std::error_code same;
   if (std::filesystem::equivalent(o.output, o.scenario, same))
     throw InputError(Location{"-o " + o.output, 0, 0}, "", "is the scenario file itself; refusing to overwrite an input");
+  // The scenario is read (a regular YAML file of at most 1 MiB holding a
+  // mapping) before any point runs or the results file is touched; what
+  // the grid's values make of it is each point's row.
+  if (!LoadYamlFile(o.scenario).IsMap())
+    throw InputError(Location{o.scenario, 0, 0}, "", "expected a mapping of scenario keys");
   CheckKeys(o);
   const std::string signature = SweepSignature(o.scenario, o.sets, o.grid);
   const std::string header = SweepHeader(signature, o.grid, o.shard, o.format);
@@ -208,8 +229,17 @@ SweepSummary RunSweep(const SweepOptions& o) {
 
   std::FILE* out = std::fopen(o.output.c_str(), o.resume && exists ? "ab" : "wb");
   if (!out) throw InputError(Location{"-o " + o.output, 0, 0}, "", std::string("cannot write: ") + std::strerror(errno));
-  if (!(o.resume && exists)) std::fputs(header.c_str(), out);
-  std::fflush(out);
+  // A failed write (a full disk) stops the sweep with exit 2: the rows
+  // before it are whole in the file, and --resume goes on from them.
+  size_t written_rows = 0;
+  auto put = [&](const std::string& text) {
+    if (std::fputs(text.c_str(), out) < 0 || std::fflush(out) != 0)
+      throw InputError(Location{"-o " + o.output, 0, 0}, "",
+                       fmt::format("cannot write: {} ({} rows written this run; --resume goes on from the last whole row "
+                                   "once there is room)",
+                                   std::strerror(errno), written_rows));
+  };
+  if (!(o.resume && exists)) put(header);
 
   // Rows come back in any order and leave in point order.
   std::map<long long, std::string> waiting;
@@ -254,8 +284,8 @@ SweepSummary RunSweep(const SweepOptions& o) {
       assign(w);
     }
     for (auto it = waiting.find(points[next]); it != waiting.end(); it = waiting.find(points[next])) {
-      std::fputs(it->second.c_str(), out);
-      std::fflush(out);
+      put(it->second);
+      ++written_rows;
       waiting.erase(it);
       if (++next == points.size()) break;
     }
@@ -271,7 +301,8 @@ SweepSummary RunSweep(const SweepOptions& o) {
     }
     close(w.from);
   }
-  std::fclose(out);
+  if (std::fclose(out) != 0)
+    throw InputError(Location{"-o " + o.output, 0, 0}, "", std::string("cannot write: ") + std::strerror(errno));
   if (o.progress) std::fputs("\n", stderr);
   summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return summary;
@@ -331,7 +362,7 @@ long long MergeSweeps(const std::vector<std::string>& inputs, const std::string&
   std::string text = head;
   for (const auto& [_, row] : rows) text += row;
   if (const int err = WriteFileAtomically(output, text))
-    throw InputError(Location{"-o " + output, 0, 0}, "", std::string("cannot write: ") + std::strerror(err));
+    throw InputError(Location{"-o " + output, 0, 0}, "", "cannot write: " + WriteErrorReason(err));
   return total;
 }
 

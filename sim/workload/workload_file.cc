@@ -89,7 +89,7 @@ preflight::Workload LoadWorkload(const std::string& path, const Scenario& s) {
 void SaveWorkload(const preflight::Workload& w, const std::string& path) {
   std::string bytes;
   if (!w.SerializeToString(&bytes)) Fail(path, "cannot write: the workload does not serialize (over 2 GiB?)");
-  if (const int err = WriteFileAtomically(path, bytes)) Fail(path, "cannot write: " + SystemReason(err));
+  if (const int err = WriteFileAtomically(path, bytes)) Fail(path, "cannot write: " + WriteErrorReason(err));
 }
 
 }  // namespace pf

@@ -185,4 +185,14 @@ check "--trace left the scenario" cmp -s mine.yaml "$ROOT/scenarios/7b_lora_4x40
 check "--trace of a job that does not fit exits 2" test $rc -eq 2
 check "--trace of a job that does not fit says why" grep -q "no step was simulated" err.txt
 
+# An output path that exists as a device, a pipe or a link is left alone.
+"$SIM" "$ROOT/scenarios/7b_lora_4x4090.yaml" --trace /dev/null >/dev/null 2>err.txt; rc=$?
+check "--trace onto /dev/null exits 2" test $rc -eq 2
+check "--trace onto /dev/null leaves the device" test -c /dev/null
+check "--trace onto /dev/null says why" grep -q "exists and is not a regular file" err.txt
+ln -s step.json link.pb
+"$SIM" "$ROOT/scenarios/7b_lora_4x4090.yaml" --emit-workload link.pb >/dev/null 2>err.txt; rc=$?
+check "--emit-workload onto a symbolic link exits 2" test $rc -eq 2
+check "--emit-workload onto a symbolic link leaves it" test -L link.pb
+
 finish cli

@@ -68,4 +68,16 @@ bad_keeping "unbalanced brackets" "its [ ] and { } do not balance" "$SIM" sweep 
 bad_keeping "an unknown key below a known one" "--grid training.bogus.x: training.bogus: unknown key 'bogus'" "$SIM" sweep "$SC" --grid training.bogus.x=1 -o one.csv -q
 bad_keeping "merge of a shard twice" "is given twice" "$SIM" merge -o one.csv s0.csv s0.csv s1.csv s2.csv
 
+bad_keeping "a missing scenario" "nothing.yaml: no such file" "$SIM" sweep nothing.yaml --grid parallel.dp=1,2 -o one.csv -q
+mkdir folder.csv
+bad_keeping "a folder as a shard" "folder.csv: is a directory, not a sweep results file" "$SIM" merge -o one.csv folder.csv
+bad_keeping "a device as a shard" "/dev/zero: is not a regular file" "$SIM" merge -o one.csv /dev/zero
+"$SIM" sweep "$SC" --grid parallel.dp=1,2 -o /dev/full -q >out.txt 2>err.txt; rc=$?
+check "a full disk under -o exits 2" test $rc -eq 2
+check "a full disk under -o says so" grep -q "cannot write: No space left on device (0 rows written this run; --resume" err.txt
+"$SIM" merge -o /dev/null s0.csv s1.csv s2.csv 2>err.txt; rc=$?
+check "merge -o onto a device exits 2" test $rc -eq 2
+check "merge -o onto a device leaves it a device" test -c /dev/null
+check "merge -o onto a device says why" grep -q "exists and is not a regular file" err.txt
+
 finish sweep_test
