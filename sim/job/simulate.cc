@@ -8,7 +8,9 @@
 #include <string>
 
 #include "sim/accounting/accounting.h"
+#include "sim/base/error.h"
 #include "sim/base/io.h"
+#include "sim/spec/names.h"
 #include "sim/engine/engine.h"
 #include "sim/job/checkpoint.h"
 #include "sim/job/data_verdict.h"
@@ -118,6 +120,29 @@ Sensitivity MeasureSensitivity(const Scenario& s, const preflight::Workload& w, 
   return FitSensitivity(steps, u.kernel, u.network);
 }
 
+// Below this share of its wall clock spent on new work, a job interrupted
+// more often than it checkpoints and restarts redoes its work for ever
+// (Daly's wall clock grows as e^(interval / MTBI)): refused with the keys
+// that decide it rather than printed as a figure of 1e100 days.
+constexpr double kMinGoodput = 0.01;
+
+void CheckGoodput(const Scenario& s, const JobTime& t, const char* mode) {
+  if (!t.interruptions || t.interruptions->goodput >= kMinGoodput) return;
+  const Interruptions& x = *t.interruptions;
+  const std::string key = s.interruptions.preemptions_per_hour > 0 && std::string(mode) == "spot"
+                              ? "interruptions.preemptions_per_hour"
+                              : "interruptions.gpu_mtbf_hours";
+  throw InputError(Location{s.file, 0, 0}, key,
+                   "the job" + std::string(*mode ? std::string(" (") + mode + ")" : "") +
+                       " is interrupted every " + Num(x.mtbi.value()) + " s on average, checkpoints every " +
+                       Num(x.interval.value()) + " s (" + Num(t.pause.value()) + " s each) and restarts in " +
+                       Num(s.interruptions.restart.value()) + " s plus the restore: under " +
+                       Num(100 * kMinGoodput) + "% of its wall clock would be new work (" +
+                       Num(100 * x.goodput) + "%), so it never finishes; checkpoint more often (checkpoint.every; "
+                       "Daly's optimum here is " + Num(x.optimal_interval.value()) +
+                       " s of work), restart faster (interruptions.restart) or use fewer, more reliable GPUs");
+}
+
 // The job built from one simulated step: steps, checkpoints, the job
 // model's wall clock, and with a price the bill in each mode offered.
 void Job(const Scenario& s, const preflight::Workload& w, StepResult& st) {
@@ -130,7 +155,9 @@ void Job(const Scenario& s, const preflight::Workload& w, StepResult& st) {
   if (st.first_epoch_step) {  // the first epoch reads the whole dataset from its tier
     const double samples = s.data.size.value() / CostOfSample(s).stored.value();
     const double per_step = s.training.global_batch;
-    st.first_epoch_steps = std::min<long long>(st.steps, static_cast<long long>(std::ceil(samples / per_step)));
+    // In double first: a sample of a few bytes makes the count overflow.
+    const double epoch_steps = std::ceil(samples / per_step);
+    st.first_epoch_steps = epoch_steps < double(st.steps) ? static_cast<long long>(epoch_steps) : st.steps;
   }
   if (s.checkpoint.enabled) st.checkpoint = SimulateCheckpoints(s);
   // Evaluation: forward passes only, a third of a training step's model
@@ -147,6 +174,7 @@ void Job(const Scenario& s, const preflight::Workload& w, StepResult& st) {
   };
   const JobInputs mine = in_mode(s.price.mode);
   st.time = TimeJob(mine);
+  CheckGoodput(s, st.time, s.price.enabled ? ToString(s.price.mode) : "");
   st.wall_clock = st.time.wall;
   st.interruptions = st.time.interruptions;
   if (st.checkpoint) {
@@ -168,6 +196,7 @@ void Job(const Scenario& s, const preflight::Workload& w, StepResult& st) {
       ModeOutcome o;
       o.mode = mode;
       o.time = TimeJob(d);
+      CheckGoodput(s, o.time, ToString(mode));
       o.bill = BillJob(s, o.time, use, mode);
       if (st.sensitivity) o.spread = spread(d, mode);
       st.modes.push_back(o);
@@ -215,7 +244,21 @@ StepResult Step(const Scenario& s, const preflight::Workload& w, bool built, Ste
 
 }  // namespace
 
+// A dataset smaller than one of its samples (data.size against
+// data.sample_bytes, or seq_len x data.bytes_per_token) is a typo, not a
+// job: refused before its epoch is counted in fractions of a sample.
+void CheckDataset(const Scenario& s) {
+  if (!s.data.enabled) return;
+  const Bytes one = CostOfSample(s).stored;
+  if (s.data.size < one)
+    throw InputError(Location{s.file, 0, 0}, "data.size",
+                     Num(s.data.size.value()) + " bytes hold less than one sample of " + Num(one.value()) +
+                         " bytes (data.sample_bytes, or training.seq_len x data.bytes_per_token): give the whole "
+                         "dataset's size");
+}
+
 Result SimulateWorkload(const Scenario& s, const preflight::Workload& w, bool force, StepTrace* trace) {
+  CheckDataset(s);
   Result r = Verdict(s);
   if ((r.memory.fits && r.host.fits) || force) r.step = Step(s, w, false, trace);
   if (r.step && s.data.enabled) r.data = JudgeData(s, *r.step);
@@ -224,6 +267,7 @@ Result SimulateWorkload(const Scenario& s, const preflight::Workload& w, bool fo
 }
 
 Result Simulate(const Scenario& s, bool force, StepTrace* trace) {
+  CheckDataset(s);
   Result r = Verdict(s);
   if ((r.memory.fits && r.host.fits) || force) {
     google::protobuf::Arena arena(WorkloadArenaOptions());

@@ -30,8 +30,10 @@ DataSpec ParseData(const YamlView& v) {
     // Megatron's indexed datasets), else 4.
     if (v.Has("bytes_per_token")) {
       d.bytes_per_token = v.Get("bytes_per_token").Number();
-      if (!(d.bytes_per_token > 0 && d.bytes_per_token <= 1e6))
-        v.Get("bytes_per_token").Fail("\"" + v.Get("bytes_per_token").Str() + "\" must be in (0, 1e6] bytes");
+      // Compressed token ids take about a byte a token; a tenth of one is
+      // below any stored text.
+      if (!(d.bytes_per_token >= 0.1 && d.bytes_per_token <= 1e6))
+        v.Get("bytes_per_token").Fail("\"" + v.Get("bytes_per_token").Str() + "\" must be in [0.1, 1e6] bytes a token");
     }
     if (v.Has("read_size")) {
       d.read_size = v.Get("read_size").AsBytes();

@@ -119,5 +119,27 @@ TEST(Interruptions, BadSectionsAreRefused) {
   }
 }
 
+// A job interrupted far more often than it checkpoints never finishes:
+// refused with the key and what to change, not printed as 1e150 days.
+TEST(Interruptions, AJobThatNeverFinishesIsRefused) {
+  const std::string ckpt = testing_util::kRoot + "/scenarios/llama70b_512xH100_ckpt.yaml";
+  try {
+    Scenario s = LoadScenario(ckpt, {"interruptions={gpu_mtbf_hours: 1}"});
+    s.intervals = false;
+    Simulate(s);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "interruptions.gpu_mtbf_hours");
+    EXPECT_NE(std::string(e.what()).find("so it never finishes; checkpoint more often (checkpoint.every; Daly's optimum"),
+              std::string::npos)
+        << e.what();
+  }
+  // One GPU of 512 an hour: an interruption every 7 s against a 30 min
+  // interval; at 10,000 h each the job runs.
+  Scenario ok = LoadScenario(ckpt, {"interruptions={gpu_mtbf_hours: 10000}"});
+  ok.intervals = false;
+  EXPECT_TRUE(Simulate(ok).step);
+}
+
 }  // namespace
 }  // namespace pf

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/base/error.h"
+#include "sim/job/simulate.h"
 #include "sim/model/host_memory.h"
 #include "sim/scenario/scenario_loader.h"
 #include "tests/test_util.h"
@@ -130,6 +132,32 @@ TEST(DataCosts, LaterEpochsReadOnlyWhatThePageCacheMisses) {
   const double samples = s.training.micro_batch;
   EXPECT_NEAR(b.read_bytes.value(), s.data.sample_bytes.value() * samples * (1 - hits), 1e-6);
   EXPECT_NEAR(b.requests_per_worker, samples * (1 - hits) / s.data.workers, 1e-9);
+}
+
+
+// A dataset smaller than one sample, and a stored token under a tenth of a
+// byte, are refused with their key; the first epoch's step count stays a
+// count (it once overflowed to INT64_MIN on a 1e-308-byte token).
+TEST(DataCosts, ADatasetSmallerThanASampleAndATokenOfNoBytesAreRefused) {
+  try {
+    Simulate(Load("resnet50_32xA800_data.yaml", {"data.sample_bytes=1PB"}));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "data.size");
+    EXPECT_NE(std::string(e.what()).find("hold less than one sample of 1e+15 bytes"), std::string::npos) << e.what();
+  }
+  try {
+    Load("7b_sft_8xA800_data.yaml", {"data.bytes_per_token=1e-300"});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("must be in [0.1, 1e6] bytes a token"), std::string::npos) << e.what();
+  }
+  Scenario s = Load("7b_sft_8xA800_data.yaml", {"data.bytes_per_token=0.1"});
+  s.intervals = false;
+  const Result r = Simulate(s);
+  ASSERT_TRUE(r.step);
+  EXPECT_GT(r.step->first_epoch_steps, 0);
+  EXPECT_LE(r.step->first_epoch_steps, r.step->steps);
 }
 
 }  // namespace
