@@ -195,4 +195,12 @@ ln -s step.json link.pb
 check "--emit-workload onto a symbolic link exits 2" test $rc -eq 2
 check "--emit-workload onto a symbolic link leaves it" test -L link.pb
 
+"$SIM" "$ROOT/scenarios/7b_lora_4x4090.yaml" --trace same.pb --emit-workload same.pb >/dev/null 2>err.txt; rc=$?
+check "--trace and --emit-workload on one path exit 2" test $rc -eq 2
+check "--trace and --emit-workload on one path say so" grep -q "is also the --emit-workload file" err.txt
+"$SIM" "$ROOT/scenarios/llama3_405b_16kxH100.yaml" --trace big.json >/dev/null 2>err.txt; rc=$?
+check "--trace of a 1.3M-task step exits 2" test $rc -eq 2
+check "--trace of a 1.3M-task step says why" grep -q "a trace holds about 3 KB of memory a task" err.txt
+check "--trace of a 1.3M-task step writes nothing" test ! -e big.json
+
 finish cli

@@ -34,4 +34,11 @@ bad "deadline without a unit" "--deadline 14: \"14\": missing unit" "$SIM" plan 
 bad "budget in euros" "--budget 50kEUR: \"50kEUR\": unknown unit \"kEUR\" for a price (accepted: USD)" "$SIM" plan "$SC" --deadline 7d --budget 50kEUR
 bad "GPUs nobody prices" "--gpus: no bundled node with a price has these GPUs" "$SIM" plan "$SC" --deadline 7d --gpus B300
 
+bad "a deadline of centuries" "--deadline 1e308d: is beyond 10 years" "$SIM" plan "$SC" --deadline 1e308d
+bad "a budget past any company's" "--budget 1e308USD: is above 10,000,000,000 USD" "$SIM" plan "$SC" --deadline 7d --budget 1e308USD
+bad "an empty GPU list" "names no GPU type" "$SIM" plan "$SC" --deadline 7d --gpus ,,,
+cp "$SC" mine.yaml
+bad "a report over the scenario" "--report mine.yaml: is the scenario file itself" "$SIM" plan mine.yaml --deadline 7d --report mine.yaml
+check "the scenario is left" cmp -s mine.yaml "$SC"
+
 finish plan_test
