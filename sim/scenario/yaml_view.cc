@@ -47,6 +47,16 @@ Location YamlView::location() const {
   };
   for (auto it = source_->overrides.rbegin(); it != source_->overrides.rend(); ++it)
     if (under(it->first)) return {it->second};  // an override of this key or of one of its parents
+  // A node no file holds (no mark), made by an override of a key below it
+  // (--set a.b.c=1 creating an unknown `a`): the flag that made it.
+  const YAML::Mark mark = node_.Mark();
+  if (mark.line < 0)
+    for (auto it = source_->overrides.rbegin(); it != source_->overrides.rend(); ++it) {
+      const std::string& k = it->first;
+      if (k.size() > path_.size() && k.compare(0, path_.size(), path_) == 0 &&
+          (path_.empty() || k[path_.size()] == '.' || k[path_.size()] == '['))
+        return {it->second};
+    }
   std::string file = source_->file;
   size_t longest = 0;
   for (const auto& [prefix, graft_file] : source_->grafts)

@@ -301,6 +301,15 @@ TEST(ScenarioOverrides, FlagWithoutEqualsIsRejected) {
   EXPECT_NE(std::string(e2.what()).find("expected KEY=VALUE"), std::string::npos) << e2.what();
 }
 
+TEST(ScenarioOverrides, AnUnknownKeyAFlagCreatesIsReportedAgainstTheFlag) {
+  InputError e = LoadError({"a.b.c=1"});
+  EXPECT_EQ(e.where().file, "--set a.b.c=1");
+  EXPECT_EQ(e.key(), "a");
+  InputError cased = LoadError({"Parallel.tp=1"});
+  EXPECT_EQ(cased.where().file, "--set Parallel.tp=1");
+  EXPECT_NE(std::string(cased.what()).find("did you mean 'parallel'?"), std::string::npos) << cased.what();
+}
+
 TEST(ScenarioOverrides, SettingInsideAScalarIsRejected) {
   InputError e = LoadError({"training.seq_len.x=1"});
   EXPECT_EQ(e.key(), "training.seq_len");
