@@ -27,15 +27,15 @@ namespace {
 // time in proportion to the activities then in flight (10-100 ns each). A
 // run stops with std::invalid_argument when the sum of those counts over
 // its completions passes max(kMinOverlapBudget, kOverlapPerGpu x GPUs x the
-// workload's activities), capped at kMaxOverlapBudget (~6 minutes at the
-// slowest rate measured). Measured sums: gpt3_175b_1024xA100 1.2e8 (2 s),
+// workload's activities), capped at kMaxOverlapBudget (~2.5 minutes at the
+// slowest rate measured, above the largest sum a bundled scenario needs). Measured sums: gpt3_175b_1024xA100 1.2e8 (2 s),
 // megatron_529p6b_2520xA100 8.6e8 (13 s), 1,024 GPUs in DP with
 // overlapped gradient buckets 8.1e8 of 2.5e9 (33 s), 16,384 GPUs in DP
 // 1.1e9 (133 s); 20,000 kernels started one after another while the
 // earlier ones still run, on 8 GPUs, 4e8 (35 s).
 constexpr double kMinOverlapBudget = 1e8;
 constexpr double kOverlapPerGpu = 32;
-constexpr double kMaxOverlapBudget = 4e9;
+constexpr double kMaxOverlapBudget = 1.5e9;
 // The largest flow a run accepts (SimGrid payloads are 64-bit counts).
 constexpr double kMaxFlowBytes = 1e18;
 // At most how much a protocol's bandwidth factor inflates a flow's bytes
@@ -71,6 +71,7 @@ class Runner {
     for (const preflight::Task& t : w.tasks()) activities += Activities(t);
     const double scaled = kOverlapPerGpu * double(p.gpus.size()) * activities;
     overlap_budget_ = std::min(kMaxOverlapBudget, std::max(kMinOverlapBudget, scaled));
+    gpus_ = p.gpus.size();
     const Reductions r = ExactReductions(s, w, topo_);
     all_lanes_ = !r.lane_zero_only;
     one_flow_inside_nodes_ = r.one_flow_inside_nodes;
@@ -209,8 +210,11 @@ class Runner {
     throw std::invalid_argument(
         "workload keeps too many kernels and flows in flight at once (" + std::to_string(owner_.size()) +
         " at " + std::to_string(sg::Engine::get_clock()) +
-        " s simulated; SimGrid slows down with the square of that): add dependencies between tasks or "
-        "merge them");
+        " s simulated on " + std::to_string(gpus_) +
+        " GPUs; SimGrid slows down with the square of that): a --workload file should add dependencies "
+        "between its tasks or merge them; a scenario this wide (collectives over thousands of GPUs "
+        "overlapping its kernels) is past what one run simulates in minutes: simulate the same layout on "
+        "fewer nodes (cluster.nodes)");
   }
 
   void Track(int task, sg::ActivityPtr a) {
@@ -541,6 +545,7 @@ class Runner {
   std::vector<bool> runs_on_;  // GPUs whose tasks run, with twin_
   std::map<std::vector<int>, std::pair<GroupShape, GroupPaths>> groups_;  // see Plan
   double overlap_work_ = 0, overlap_budget_ = 0;  // see kMinOverlapBudget
+  size_t gpus_ = 0;
   TaskTimes times_;
 };
 
