@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/base/error.h"
+#include "sim/base/io.h"
 #include "sim/base/quantity_parse.h"
 #include "sim/cli/exit_status.h"
 #include "sim/job/collectives_bench.h"
@@ -89,6 +90,14 @@ int CollectivesCommand(int argc, char** argv) {
     b.kind = *ParseCollectiveKind(op);
     b.gpus = gpus > 0 ? gpus : nodes * b.cluster.node.gpus_per_node;
     b.sizes_bytes = ParseSizes(sizes);
+    // A buffer is float elements in one GPU's memory, as nccl-tests' are.
+    const double gpu_memory = b.cluster.node.gpu.memory.value();
+    if (b.sizes_bytes.back() > gpu_memory)
+      throw InputError(Location{"--sizes " + Shown(sizes)}, "",
+                       "the largest buffer (" + ShortNumber(b.sizes_bytes.back()) + " bytes) exceeds the memory of one " +
+                           b.cluster.node.gpu.name + " (" + ShortNumber(gpu_memory) + " bytes)");
+    if (b.sizes_bytes.front() < 4)
+      throw InputError(Location{"--sizes " + Shown(sizes)}, "", "the smallest buffer is under one 4-byte float element");
     if (!algo.empty()) b.algorithm = ParseAlgorithm(algo);
     if (const std::string problem = CheckCollectiveBench(b); !problem.empty())
       throw std::invalid_argument(problem);

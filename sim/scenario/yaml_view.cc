@@ -28,7 +28,12 @@ YAML::Node LoadYamlFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError({Shown(path)}, "", "cannot read file");
   try {
-    return YAML::Load(in);
+    // One document: a second (after ---) would be silently ignored.
+    std::vector<YAML::Node> docs = YAML::LoadAll(in);
+    if (docs.size() > 1)
+      throw InputError({Shown(path), docs[1].Mark().line + 1, 1}, "",
+                       "holds " + std::to_string(docs.size()) + " YAML documents; a scenario or catalog file is one");
+    return docs.empty() ? YAML::Node() : docs.front();
   } catch (const YAML::Exception& e) {
     throw InputError({Shown(path), e.mark.line + 1, e.mark.column + 1}, "",
                      "malformed YAML: " + Shown(e.msg));

@@ -128,6 +128,8 @@ check "--max-tasks 0 exits 2" test $rc -eq 2
 check "collectives exits 0" test $rc -eq 0
 check "collectives table has 4 sizes" test "$(grep -c ' float ' coll.txt)" -eq 4
 check "collectives table header" grep -q "algbw" coll.txt
+bad "collectives past a GPU's memory" "--sizes 1:1PB: the largest buffer (5.6295e+14 bytes) exceeds the memory of one A100-SXM4-80GB" "$SIM" collectives a100-80gb-sxm-8x --sizes 1:1PB
+bad "collectives under one element" "the smallest buffer is under one 4-byte float element" "$SIM" collectives a100-80gb-sxm-8x --sizes 1:1
 "$SIM" collectives h100-sxm-8x --nodes 2 --sizes 1G --format json >coll.json; rc=$?
 check "collectives json exits 0" test $rc -eq 0
 for key in size_bytes time_s algbw_gbps busbw_gbps; do

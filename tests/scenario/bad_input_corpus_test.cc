@@ -247,6 +247,7 @@ std::vector<Case> StructureCases() {
       {"a list, not a mapping", "- a\n- b\n", {}, {"expected a mapping of scenario keys"}, ""},
       {"tabs for indentation", "name: x\nmodel:\n\tlayers: 4\n", {}, {"malformed YAML"}, ""},
       {"oversized file", base + "# " + std::string(2 << 20, 'x') + "\n", {}, {"bytes; scenario and catalog files are at most"}, ""},
+      {"two documents", base + "---\nname: second\n", {}, {"holds 2 YAML documents; a scenario or catalog file is one"}, ""},
       {"--set without =", base, {"parallel.tp"}, {"expected KEY=VALUE"}, ""},
       {"--set empty key part", base, {"parallel..tp=2"}, {"empty key between dots"}, ""},
       {"--set into a scalar", base, {"name.first=x"}, {"is not a mapping"}, ""},
