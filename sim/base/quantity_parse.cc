@@ -17,13 +17,13 @@ using UnitTable = std::vector<std::pair<std::string, double>>;
 
 const UnitTable& Units(Dimension dim) {
   static const UnitTable bytes = {
-      {"B", 1},          {"KB", kKilo},      {"MB", kMega},      {"GB", kGiga},
+      {"B", 1},          {"KB", kKilo},      {"kB", kKilo},      {"MB", kMega},      {"GB", kGiga},
       {"TB", kTera},     {"PB", 1e15},       {"KiB", kKiB},      {"MiB", kMiB},
       {"GiB", kGiB},     {"TiB", kTiB}};
   static const UnitTable seconds = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1},
                                     {"min", 60},  {"h", 3600},  {"d", 86400}};
   static const UnitTable rate = {
-      {"B/s", 1},          {"KB/s", kKilo},      {"MB/s", kMega},      {"GB/s", kGiga},
+      {"B/s", 1},          {"KB/s", kKilo},      {"kB/s", kKilo},      {"kbps", kKilo / 8},      {"MB/s", kMega},      {"GB/s", kGiga},
       {"TB/s", kTera},     {"MiB/s", kMiB},      {"GiB/s", kGiB},      {"bps", 1 / 8.0},
       {"Kbps", kKilo / 8}, {"Mbps", kMega / 8},  {"Gbps", kGiga / 8},  {"Tbps", kTera / 8},
       {"Mb/s", kMega / 8}, {"Gb/s", kGiga / 8},  {"Tb/s", kTera / 8}};

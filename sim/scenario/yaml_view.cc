@@ -6,6 +6,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <sstream>
+#include <algorithm>
 #include <limits>
 
 namespace pf {
@@ -25,8 +28,18 @@ YAML::Node LoadYamlFile(const std::string& path) {
   if (ec || size > kMaxYamlBytes)
     throw InputError({Shown(path)}, "", "is " + std::to_string(size) + " bytes; scenario and catalog files " +
                                             "are at most " + std::to_string(kMaxYamlBytes) + " bytes");
-  std::ifstream in(path);
-  if (!in) throw InputError({Shown(path)}, "", "cannot read file");
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw InputError({Shown(path)}, "", "cannot read file");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  // A NUL byte is not YAML text (yaml-cpp would read NUL + 'e' as the
+  // escape \e, or drop it): refused where it is.
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    const size_t line_start = text.rfind('\n', nul);
+    const int line = 1 + int(std::count(text.begin(), text.begin() + nul, '\n'));
+    const int column = int(nul - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
+    throw InputError({Shown(path), line, column}, "", "holds a NUL byte: scenario and catalog files are UTF-8 text");
+  }
+  std::istringstream in(text);
   try {
     // One document: a second (after ---) would be silently ignored.
     std::vector<YAML::Node> docs = YAML::LoadAll(in);
