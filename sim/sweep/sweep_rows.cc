@@ -1,6 +1,7 @@
 #include "sim/sweep/sweep_rows.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <sstream>
 
@@ -147,6 +148,46 @@ long long PointOfRow(const std::string& line, SweepFormat format) {
   while (end < line.size() && std::isdigit(static_cast<unsigned char>(line[end]))) ++end;
   if (end == 0 || end > 18 || end >= line.size() || line[end] != ',') return -1;
   return std::stoll(line.substr(0, end));
+}
+
+std::string RowProblem(const std::string& line, SweepFormat format) {
+  const std::vector<std::string> metrics = MetricNames();
+  auto known = [](const std::string& s) { return s == "ok" || s == "does_not_fit" || s == "rejected" || s == "error"; };
+  auto figure = [](double v) { return std::isfinite(v) && v >= 0; };
+  if (format == SweepFormat::kJsonl) {
+    const json j = json::parse(line, nullptr, false);
+    if (!j.is_object() || !j.contains("status") || !j["status"].is_string() || !known(j["status"].get<std::string>()))
+      return "has no status Preflight writes (ok, does_not_fit, rejected, error)";
+    for (const std::string& m : metrics)
+      if (j.contains(m) && !j[m].is_null() && !(j[m].is_number() && figure(j[m].get<double>())))
+        return m + " is not a finite number >= 0";
+    return "";
+  }
+  // CSV: fields split at commas outside double quotes ("" inside them).
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (size_t k = 0; k < line.size(); ++k) {
+    const char c = line[k];
+    if (c == '"') {
+      if (quoted && k + 1 < line.size() && line[k + 1] == '"') fields.back() += '"', ++k;
+      else quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else if (c != '\n' && c != '\r') {
+      fields.back() += c;
+    }
+  }
+  if (fields.size() < metrics.size() + 3) return "has too few columns";
+  const size_t first = fields.size() - metrics.size();
+  if (!known(fields[first - 2])) return "has no status Preflight writes (ok, does_not_fit, rejected, error)";
+  for (size_t k = first; k < fields.size(); ++k) {
+    if (fields[k].empty()) continue;
+    char* end = nullptr;
+    const double v = std::strtod(fields[k].c_str(), &end);
+    if (end != fields[k].c_str() + fields[k].size() || !figure(v))
+      return metrics[k - first] + " \"" + fields[k].substr(0, 40) + "\" is not a finite number >= 0";
+  }
+  return "";
 }
 
 SweepIdentity IdentityOfHeader(const std::string& first_line, SweepFormat format) {

@@ -33,6 +33,11 @@ std::string SweepHeader(const std::string& signature, const Grid& grid, const Sh
 // The point number a row line starts with (-1 when the line is not a row).
 long long PointOfRow(const std::string& line, SweepFormat format);
 
+// What is wrong with a row read back from a results file (--resume, merge):
+// an unknown status, or a figure that is not a finite number >= 0 (an
+// edited or damaged file); empty when the row is one Preflight writes.
+std::string RowProblem(const std::string& line, SweepFormat format);
+
 // The sweep signature and point count a file's first line names (empty
 // signature when it is not a sweep file).
 struct SweepIdentity {

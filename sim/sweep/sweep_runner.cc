@@ -176,6 +176,10 @@ SweepSummary RunSweep(const SweepOptions& o) {
       if (done >= points.size() || PointOfRow(lines[k], o.format) != points[done])
         throw InputError(Location{"--resume " + o.output, int(k + 1), 0}, "",
                          "line " + std::to_string(k + 1) + " is not the next point of this sweep; refusing to append");
+      if (const std::string problem = RowProblem(lines[k], o.format); !problem.empty())
+        throw InputError(Location{"--resume " + o.output, int(k + 1), 0}, "",
+                         "line " + std::to_string(k + 1) + " " + problem +
+                             ": the file was edited or damaged; refusing to append");
       ++done;
     }
     if (truncated) {  // a row cut short by an interruption: drop it, it is run again
@@ -335,6 +339,9 @@ long long MergeSweeps(const std::vector<std::string>& inputs, const std::string&
       const long long p = PointOfRow(lines[k], f);
       if (p < 0 || p >= total)
         throw InputError(Location{path, int(k + 1), 0}, "", "is not a row of this sweep");
+      if (const std::string problem = RowProblem(lines[k], f); !problem.empty())
+        throw InputError(Location{path, int(k + 1), 0}, "", "point " + std::to_string(p) + " " + problem +
+                                                                ": the file was edited or damaged");
       if (!rows.emplace(p, lines[k]).second)
         throw InputError(Location{path, int(k + 1), 0}, "", "point " + std::to_string(p) + " is given twice");
     }

@@ -80,4 +80,12 @@ check "merge -o onto a device exits 2" test $rc -eq 2
 check "merge -o onto a device leaves it a device" test -c /dev/null
 check "merge -o onto a device says why" grep -q "exists and is not a regular file" err.txt
 
+sed '$s/^\(17,4,4,full,ok,,1\),[^,]*,/\1,1e999,/' one.csv >edited.csv  # the last row's memory made infinite
+bad_keeping "merge of an edited row" "is not a finite number >= 0: the file was edited or damaged" "$SIM" merge -o one.csv edited.csv
+cp edited.csv edited_copy.csv
+"$SIM" sweep "$SC" "${GRID[@]}" -o edited.csv --resume -q >out.txt 2>err.txt; rc=$?
+check "resume of an edited row exits 2" test $rc -eq 2
+check "resume of an edited row says so" grep -q "the file was edited or damaged; refusing to append" err.txt
+check "resume of an edited row leaves the file" cmp -s edited.csv edited_copy.csv
+
 finish sweep_test
