@@ -247,7 +247,7 @@ std::vector<Case> StructureCases() {
       {"a list, not a mapping", "- a\n- b\n", {}, {"expected a mapping of scenario keys"}, ""},
       {"tabs for indentation", "name: x\nmodel:\n\tlayers: 4\n", {}, {"malformed YAML"}, ""},
       {"oversized file", base + "# " + std::string(2 << 20, 'x') + "\n", {}, {"bytes; scenario and catalog files are at most"}, ""},
-      {"two documents", base + "---\nname: second\n", {}, {"holds 2 YAML documents; a scenario or catalog file is one"}, ""},
+      {"two documents", base + "---\nname: second\n", {}, {"starts a second YAML document; a scenario or catalog file is one"}, ""},
       {"a NUL byte", std::regex_replace(base, std::regex("corpus base"), std::string("corpus") + '\0' + "evil"), {},
        {"holds a NUL byte"}, ""},
       {"--set without =", base, {"parallel.tp"}, {"expected KEY=VALUE"}, ""},
