@@ -17,6 +17,33 @@ namespace pf {
 // is not one (and would only cost memory to parse).
 constexpr uintmax_t kMaxYamlBytes = 1 << 20;
 
+// What yaml-cpp would misread in a file's text, refused at its line: a NUL
+// byte (read as part of an escape with the next character, or dropped),
+// and a second document after a "---" line that follows content (silently
+// ignored; found by its marker line because yaml-cpp 0.7's LoadAll loops
+// without end, allocating, on some malformed inputs).
+static void CheckYamlText(const std::string& text, const std::string& path) {
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    const size_t line_start = text.rfind('\n', nul);
+    const int line = 1 + int(std::count(text.begin(), text.begin() + nul, '\n'));
+    const int column = int(nul - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
+    throw InputError({Shown(path), line, column}, "", "holds a NUL byte: scenario and catalog files are UTF-8 text");
+  }
+  bool content = false;
+  int line = 0;
+  for (size_t at = 0; at < text.size(); ++line) {
+    size_t eol = text.find('\n', at);
+    if (eol == std::string::npos) eol = text.size();
+    const std::string l = text.substr(at, eol - at);
+    at = eol + 1;
+    const bool marker = l.compare(0, 3, "---") == 0 && (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
+    if (marker && content)
+      throw InputError({Shown(path), line + 1, 1}, "", "starts a second YAML document; a scenario or catalog file is one");
+    const size_t first = l.find_first_not_of(" \t\r");
+    if (!marker && first != std::string::npos && l[first] != '#' && l[first] != '%') content = true;
+  }
+}
+
 YAML::Node LoadYamlFile(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -31,33 +58,7 @@ YAML::Node LoadYamlFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) throw InputError({Shown(path)}, "", "cannot read file");
   const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  // A NUL byte is not YAML text (yaml-cpp would read NUL + 'e' as the
-  // escape \e, or drop it): refused where it is.
-  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
-    const size_t line_start = text.rfind('\n', nul);
-    const int line = 1 + int(std::count(text.begin(), text.begin() + nul, '\n'));
-    const int column = int(nul - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
-    throw InputError({Shown(path), line, column}, "", "holds a NUL byte: scenario and catalog files are UTF-8 text");
-  }
-  // One document: a second, after a "---" line that follows content, would
-  // be silently ignored. (Found by its marker line: yaml-cpp 0.7's LoadAll
-  // loops without end, allocating, on some malformed inputs.)
-  {
-    bool content = false;
-    int line = 0;
-    for (size_t at = 0; at < text.size(); ++line) {
-      size_t eol = text.find('\n', at);
-      if (eol == std::string::npos) eol = text.size();
-      const std::string l = text.substr(at, eol - at);
-      at = eol + 1;
-      const bool marker = l.compare(0, 3, "---") == 0 && (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
-      if (marker && content)
-        throw InputError({Shown(path), line + 1, 1}, "",
-                         "starts a second YAML document; a scenario or catalog file is one");
-      const size_t first = l.find_first_not_of(" \t\r");
-      if (!marker && first != std::string::npos && l[first] != '#' && l[first] != '%') content = true;
-    }
-  }
+  CheckYamlText(text, path);
   std::istringstream in(text);
   try {
     return YAML::Load(in);
@@ -81,8 +82,8 @@ Location YamlView::location() const {
     if (under(it->first)) return {it->second};  // an override of this key or of one of its parents
   // A node no file holds (no mark), made by an override of a key below it
   // (--set a.b.c=1 creating an unknown `a`): the flag that made it.
-  const YAML::Mark mark = node_.Mark();
-  if (mark.line < 0)
+  const YAML::Mark m = node_.Mark();
+  if (m.line < 0)
     for (auto it = source_->overrides.rbegin(); it != source_->overrides.rend(); ++it) {
       const std::string& k = it->first;
       if (k.size() > path_.size() && k.compare(0, path_.size(), path_) == 0 &&
@@ -93,7 +94,6 @@ Location YamlView::location() const {
   size_t longest = 0;
   for (const auto& [prefix, graft_file] : source_->grafts)
     if (prefix.size() > longest && under(prefix)) file = graft_file, longest = prefix.size();
-  const YAML::Mark m = node_.Mark();
   if (m.line < 0) return {file};
   return {file, m.line + 1, m.column + 1};
 }

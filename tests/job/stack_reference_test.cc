@@ -353,6 +353,10 @@ TEST(StackErrors, BadStacksAndPackingAreRefusedWithTheirKey) {
   };
   for (const Case& c : cases)
     EXPECT_NE(LoadError(c.scenario, {c.set}).find(c.message), std::string::npos) << c.set;
+  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.precision=fp32", "training.attention=unfused",
+                                            "training.grad_reduce=bf16"})
+                .find("\"bf16\" is not accepted with precision \"fp32\": gradients are reduced in fp32 only"),
+            std::string::npos);
 }
 
 }  // namespace
