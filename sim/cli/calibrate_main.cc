@@ -14,6 +14,7 @@
 #include "sim/calibration/gemm_fit.h"
 #include "sim/calibration/nccl_fit.h"
 #include "sim/cli/exit_status.h"
+#include "sim/cli/parse_args.h"
 
 namespace {
 
@@ -121,11 +122,7 @@ int main(int argc, char** argv) {
   bool nccl = false, gemm = false;
   app.add_flag("--nccl", nccl, "refit the NCCL collective constants (collectives/nccl.h) instead");
   app.add_flag("--gemm", gemm, "refit the GEMM shape constants (model/gemm_shape.h) instead");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  if (const int rc = pf::ParseCommandLine(app, argc, argv); rc != pf::kParsed) return rc;
   return pf::RunWithExitStatus("calibrate", [&] {
     if (nccl) {
       PrintNcclFit(root);

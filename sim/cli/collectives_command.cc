@@ -10,6 +10,7 @@
 #include "sim/base/io.h"
 #include "sim/base/quantity_parse.h"
 #include "sim/cli/exit_status.h"
+#include "sim/cli/parse_args.h"
 #include "sim/job/collectives_bench.h"
 #include "sim/report/collectives_report.h"
 #include "sim/scenario/scenario_loader.h"
@@ -71,11 +72,7 @@ int CollectivesCommand(int argc, char** argv) {
       ->check(CLI::IsMember(AlgorithmNames()));
   app.add_option("--format", format, "output format")->check(CLI::IsMember({"text", "json"}));
   app.add_option("--set", overrides, "KEY=VALUE: patch a key of the node or cluster file (e.g. pcie.lanes=8)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  if (const int rc = ParseCommandLine(app, argc, argv); rc != kParsed) return rc;
   return RunWithExitStatus("simulate collectives", [&] {
     CollectiveBench b;
     if (IsClusterFile(topology)) {

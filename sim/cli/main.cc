@@ -17,6 +17,7 @@
 #include "sim/base/error.h"
 #include "sim/cli/collectives_command.h"
 #include "sim/cli/exit_status.h"
+#include "sim/cli/parse_args.h"
 #include "sim/cli/plan_command.h"
 #include "sim/cli/sweep_command.h"
 #include "sim/job/simulate.h"
@@ -160,12 +161,7 @@ int main(int argc, char** argv) {
   app.add_flag("--verbose", o.verbose, "print the simulation's size estimate before, and its real size after");
   app.add_option("--max-tasks", o.max_tasks, "largest step task graph to build (default 3e6)")
       ->check(CLI::Range(1.0, 1e8));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
-  }
+  if (const int rc = pf::ParseCommandLine(app, argc, argv); rc != pf::kParsed) return rc;
   return pf::RunWithExitStatus("simulate", [&] {
     std::optional<pf::Alternative> alternative;
     const pf::Result r = Run(o, alternative);

@@ -11,6 +11,7 @@
 #include "sim/base/error.h"
 #include "sim/base/quantity_parse.h"
 #include "sim/cli/exit_status.h"
+#include "sim/cli/parse_args.h"
 #include "sim/base/io.h"
 #include "sim/plan/planner.h"
 #include "sim/report/plan_html.h"
@@ -56,12 +57,7 @@ int PlanCommand(int argc, char** argv) {
   app.add_option("--simulate", o.simulate, "candidates simulated on SimGrid (default 6)")->check(CLI::Range(1, 100));
   app.add_option("--set", o.sets, "override a scenario key first");
   app.add_option("--report", report, "also write the plan as one self-contained HTML file with charts");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
-  }
+  if (const int rc = ParseCommandLine(app, argc, argv); rc != kParsed) return rc;
   return RunWithExitStatus("simulate plan", [&] {
     o.deadline = Seconds(FlagQuantity("--deadline", deadline, Dimension::kSeconds));
     if (!budget.empty()) o.budget_usd = FlagQuantity("--budget", budget, Dimension::kUsd);

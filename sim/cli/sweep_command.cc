@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "sim/cli/exit_status.h"
+#include "sim/cli/parse_args.h"
 #include "sim/sweep/sweep_runner.h"
 
 namespace pf {
@@ -29,12 +30,7 @@ int SweepCommand(int argc, char** argv) {
   app.add_flag("--resume", o.resume, "keep the points the file has, run the others");
   app.add_option("--shard", shard, "K/N: run only the points whose number is K modulo N (a job array's task)");
   app.add_flag("-q,--quiet", quiet, "no progress bar");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
-  }
+  if (const int rc = ParseCommandLine(app, argc, argv); rc != kParsed) return rc;
   return RunWithExitStatus("simulate sweep", [&] {
     o.scenario = scenario;
     o.grid = ParseGrid(grid);
@@ -57,12 +53,7 @@ int MergeCommand(int argc, char** argv) {
   std::string output;
   app.add_option("shards", inputs, "shard files (CSV or JSON lines) of one sweep")->required();
   app.add_option("-o,--output", output, "merged file")->required();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
-  }
+  if (const int rc = ParseCommandLine(app, argc, argv); rc != kParsed) return rc;
   return RunWithExitStatus("simulate merge", [&] {
     const long long points = MergeSweeps(inputs, output);
     std::cerr << fmt::format("simulate merge: {} points from {} files: {}\n", points, inputs.size(), output);

@@ -205,4 +205,14 @@ check "--trace of a 1.3M-task step exits 2" test $rc -eq 2
 check "--trace of a 1.3M-task step says why" grep -q "a trace holds about 3 KB of memory a task" err.txt
 check "--trace of a 1.3M-task step writes nothing" test ! -e big.json
 
+# An option a command does not have is named, even with a required
+# argument missing (CLI11 would say "scenario is required").
+for cmd in "" sweep plan merge collectives; do
+  "$SIM" $cmd --bogus >/dev/null 2>err.txt; rc=$?
+  check "simulate $cmd --bogus exits 2" test $rc -eq 2
+  check "simulate $cmd --bogus names the option" grep -q "not expected: --bogus" err.txt
+done
+"$SIM" sweep --grid=parallel.tp=1 -j4 >/dev/null 2>err.txt
+check "sweep's own options are not called unknown" grep -q "scenario is required" err.txt
+
 finish cli
