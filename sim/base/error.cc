@@ -8,6 +8,7 @@ namespace pf {
 
 std::string Location::ToString() const {
   if (line <= 0) return file;
+  if (column <= 0) return file + ":" + std::to_string(line);  // a whole line (CSV rows, sweep files)
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 

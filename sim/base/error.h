@@ -13,7 +13,7 @@ namespace pf {
 struct Location {
   std::string file;  // path, or "--set key=value" for command-line overrides
   int line = 0;      // 1-based; 0 when unknown (then line and column are not printed)
-  int column = 0;    // 1-based
+  int column = 0;    // 1-based; 0 when the message is about the whole line (then not printed)
   std::string ToString() const;
 };
 

@@ -1,6 +1,7 @@
 #include "sim/sweep/sweep_rows.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <sstream>
@@ -190,6 +191,18 @@ std::string RowProblem(const std::string& line, SweepFormat format) {
   return "";
 }
 
+namespace {
+
+Shard ShardOfHeader(const std::string& text) {
+  Shard s;
+  long long k = 0, n = 0;
+  char end = 0;
+  if (std::sscanf(text.c_str(), "%lld/%lld%c", &k, &n, &end) == 2 && n >= 1 && k >= 0 && k < n) s = {k, n};
+  return s;
+}
+
+}  // namespace
+
 SweepIdentity IdentityOfHeader(const std::string& first_line, SweepFormat format) {
   SweepIdentity id;
   if (format == SweepFormat::kJsonl) {
@@ -197,12 +210,14 @@ SweepIdentity IdentityOfHeader(const std::string& first_line, SweepFormat format
     if (j.is_object() && j.contains("preflight_sweep") && j["preflight_sweep"].is_string() && j.contains("points") &&
         j["points"].is_number_integer())
       id = {j["preflight_sweep"].get<std::string>(), j["points"].get<long long>()};
+    if (j.is_object() && j.contains("shard") && j["shard"].is_string()) id.shard = ShardOfHeader(j["shard"].get<std::string>());
     return id;
   }
   std::istringstream in(first_line);
-  std::string hash, word, sig, points;
+  std::string hash, word, sig, points, shard;
   if (in >> hash >> word >> word >> sig >> points && hash == "#" && points.rfind("points=", 0) == 0)
     id = {sig, std::atoll(points.c_str() + 7)};
+  if (in >> shard && shard.rfind("shard=", 0) == 0) id.shard = ShardOfHeader(shard.substr(6));
   return id;
 }
 

@@ -38,11 +38,13 @@ long long PointOfRow(const std::string& line, SweepFormat format);
 // edited or damaged file); empty when the row is one Preflight writes.
 std::string RowProblem(const std::string& line, SweepFormat format);
 
-// The sweep signature and point count a file's first line names (empty
-// signature when it is not a sweep file).
+// The sweep signature, point count and shard a file's first line names
+// (empty signature when it is not a sweep file; shard 0/1 when the line
+// names none that can be read).
 struct SweepIdentity {
   std::string signature;
   long long points = 0;
+  Shard shard;
 };
 SweepIdentity IdentityOfHeader(const std::string& first_line, SweepFormat format);
 

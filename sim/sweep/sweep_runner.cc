@@ -330,6 +330,9 @@ long long MergeSweeps(const std::vector<std::string>& inputs, const std::string&
     if (signature.empty()) {
       signature = id.signature, total = id.points, format = f;
       if (f == SweepFormat::kCsv && lines.size() > 1) columns = lines[1];
+    } else if (f == SweepFormat::kCsv && lines.size() > 1 && lines[1] != columns) {
+      throw InputError(Location{path, 2, 0}, "", "names other columns than line 2 of " + inputs.front() +
+                                                     ": the file was edited or damaged");
     } else if (id.signature != signature || id.points != total || f != format) {
       throw InputError(at, "", "is from another sweep (" + id.signature + ", " + std::to_string(id.points) +
                                    " points) than " + inputs.front() + " (" + signature + ", " +
@@ -339,6 +342,11 @@ long long MergeSweeps(const std::vector<std::string>& inputs, const std::string&
       const long long p = PointOfRow(lines[k], f);
       if (p < 0 || p >= total)
         throw InputError(Location{path, int(k + 1), 0}, "", "is not a row of this sweep");
+      if (!id.shard.Has(p))
+        throw InputError(Location{path, int(k + 1), 0}, "",
+                         fmt::format("point {} is not in the shard {}/{} the file's first line names: the file was "
+                                     "edited or rows of two shards were joined",
+                                     p, id.shard.index, id.shard.count));
       if (const std::string problem = RowProblem(lines[k], f); !problem.empty())
         throw InputError(Location{path, int(k + 1), 0}, "", "point " + std::to_string(p) + " " + problem +
                                                                 ": the file was edited or damaged");

@@ -67,6 +67,10 @@ check "-o onto the scenario leaves it" cmp -s scenario_copy.yaml "$SC"
 bad_keeping "unbalanced brackets" "its [ ] and { } do not balance" "$SIM" sweep "$SC" --grid "parallel.dp=[1,2" -o one.csv -q
 bad_keeping "an unknown key below a known one" "--grid training.bogus.x: training.bogus: unknown key 'bogus'" "$SIM" sweep "$SC" --grid training.bogus.x=1 -o one.csv -q
 bad_keeping "merge of a shard twice" "is given twice" "$SIM" merge -o one.csv s0.csv s0.csv s1.csv s2.csv
+{ cat s0.csv; tail -n 1 s1.csv; } >joined.csv   # a row of shard 1/3 appended to shard 0/3
+bad_keeping "merge of a row from another shard" "joined.csv:9: point 16 is not in the shard 0/3" "$SIM" merge -o one.csv joined.csv s1.csv s2.csv
+sed '2s/,status,/,state,/' s1.csv >columns.csv   # the column names edited
+bad_keeping "merge of shards naming other columns" "columns.csv:2: names other columns than line 2 of s0.csv" "$SIM" merge -o one.csv s0.csv columns.csv s2.csv
 
 bad_keeping "a missing scenario" "nothing.yaml: no such file" "$SIM" sweep nothing.yaml --grid parallel.dp=1,2 -o one.csv -q
 mkdir folder.csv
