@@ -102,10 +102,13 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
   // else shares there; on PCIe they would share links with sends.
   if (c.node.intra_kind != IntraKind::kNvswitch) return {};
   if (static_cast<long long>(w.gpus()) != c.gpus() || p.tp * p.dp * p.pp != c.gpus()) return {};
-  // Every node holds one replica.
-  for (long long node = 0; node < c.nodes; ++node)
+  // Every node holds one replica, or nodes hold several and only the
+  // replicas' kernels are mirrored (a collective inside a replica would
+  // share the node's NVLink ports with the others' data-parallel traffic).
+  bool shared_nodes = false;
+  for (long long node = 0; node < c.nodes && !shared_nodes; ++node)
     for (long long x = node * g; x < (node + 1) * g; ++x)
-      if (ReplicaOf(p, x) != ReplicaOf(p, node * g)) return {};
+      if (ReplicaOf(p, x) != ReplicaOf(p, node * g)) shared_nodes = true;
   using Key = std::vector<long long>;
   struct KeyHash {
     size_t operator()(const Key& k) const {
@@ -143,6 +146,7 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
       d = -1;
       return true;
     }
+    if (shared_nodes && t.has_collective()) return false;
     if ((d == 0) != (want == kReplicaZero)) return true;
     // GPU x of replica d does what GPU x - d x tp does in replica 0, at
     // the same cost.

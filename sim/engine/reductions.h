@@ -19,7 +19,10 @@
 //   carry in the full run. A twin does the same thing on the GPU of the
 //   same rank, at the same cost, after the same dependencies; a replica
 //   that differs anywhere (a straggler in an imported workload) turns the
-//   reduction off.
+//   reduction off. Where a node holds GPUs of several replicas (tp x pp
+//   below the node's GPUs: data parallelism inside the node) only kernels
+//   are mirrored, each on its own GPU, and a collective inside a replica
+//   turns the reduction off.
 // PREFLIGHT_FULL_SIMULATION=1 (engine.h) turns them off;
 // tests/engine/reduction_test.cc compares both ways.
 #pragma once

@@ -1,7 +1,7 @@
 // The reductions that keep a simulation small (lane 0 of independent TP
 // lanes; one flow for a collective inside an NVSwitch node whose NVLink
 // carries only that group; one data-parallel replica when each node holds
-// one; engine/reductions.h) against the full simulation of every replica,
+// one, its kernels when a node holds several; engine/reductions.h) against the full simulation of every replica,
 // lane and flow (PREFLIGHT_FULL_SIMULATION=1): the step time and every
 // breakdown figure within 1e-6 (the bar: 0.5%) on layouts up to
 // 256 GPUs, including
@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include "sim/engine/engine.h"
+#include "sim/engine/node_topology.h"
+#include "sim/engine/reductions.h"
 #include "sim/job/simulate.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/workload/workload_builder.h"
@@ -62,6 +64,10 @@ std::vector<Layout> Layouts() {
       {"RailLeavesOfThreeNodes", "scenarios/gpt3_175b_1024xA100.yaml",
        {"cluster=h100-ib-rail-128node", "model=megatron-gpt-39.1b", "cluster.nodes=4", "parallel.pp=2",
         "parallel.dp=2", "training.global_batch=16", "cluster.fabric.radix=6", "cluster.fabric.switch_latency=1ms"}},
+      // Nodes of several replicas with a data loader and storage reads.
+      {"Resnet50Dp32Data", "scenarios/resnet50_32xA800_data.yaml", {}},
+      {"Sft7bDp8Data", "scenarios/7b_sft_8xA800_data.yaml", {}},
+      {"Pp2Dp16Tp1", "scenarios/megatron_1p7b_32xA100.yaml", {"parallel.pp=2", "parallel.dp=16"}},
       {"Tp8Pp2On4NicA800", "scenarios/70b_8xA800_tp8.yaml",
        {"cluster.nodes=2", "parallel.pp=2", "training.method=full", "parallel.zero=1", "training.global_batch=16",
         "--force"}},
@@ -100,11 +106,13 @@ TEST_P(Reduction, MatchesTheFullSimulation) {
   near(a.io.value(), b.io.value(), "io");
   near(a.bubble.value(), b.bubble.value(), "bubble");
   near(a.idle.value(), b.idle.value(), "idle");
-  // Every layout but these three has a reduction that applies (their
-  // nodes hold several replicas and their NVLink several groups, or they
-  // are a PCIe box), so the test is never vacuous.
+  // Every layout but these six has a reduction of the flows that
+  // applies (their nodes hold several replicas and their NVLink several
+  // groups, or they are a PCIe box), so the test is never vacuous; the
+  // first mirrors its replicas' kernels (below).
   const bool none_applies = l.name == "Megatron1p7bDp32" || l.name == "Zero3Llama13b32xA800Roce" ||
-                            l.name == "PcieBox4x4090";
+                            l.name == "PcieBox4x4090" || l.name == "Resnet50Dp32Data" || l.name == "Sft7bDp8Data" ||
+                            l.name == "Pp2Dp16Tp1";
   if (none_applies) EXPECT_EQ(reduced.step->flows, full.step->flows) << l.name;
   else EXPECT_LT(reduced.step->flows, full.step->flows) << l.name;
 }
@@ -133,6 +141,30 @@ TEST(Reduction, AReplicaThatDiffersIsSimulated) {
   // Replicas mirrored in the symmetric step, all simulated with the
   // straggler (the other reductions still apply to both).
   EXPECT_LT(symmetric.step->flows, reduced.step->flows);
+}
+
+// Nodes that hold several replicas: with data parallelism alone (each
+// replica one GPU) every replica's kernels but replica 0's are mirrored;
+// with a TP collective inside each replica (TP 2 on 8-GPU nodes: four
+// replicas share a node's NVLink) nothing is.
+TEST(Reduction, NodesOfSeveralReplicasMirrorKernelsOnly) {
+  auto twins = [](const std::string& file, const std::vector<std::string>& flags) {
+    unsetenv(kFullSimulationEnv);
+    const Scenario s = LoadScenario(kRoot + "/" + file, flags);
+    return ExactReductions(s, BuildWorkload(s), NodeTopology(s.cluster.node)).twin;
+  };
+  const std::vector<int> dp = twins("scenarios/megatron_1p7b_32xA100.yaml", {});
+  ASSERT_FALSE(dp.empty());
+  const Scenario s = LoadScenario(kRoot + "/scenarios/megatron_1p7b_32xA100.yaml", {});
+  const preflight::Workload w = BuildWorkload(s);
+  int mirrored = 0;
+  for (int i = 0; i < w.tasks_size(); ++i) {
+    if (dp[i] < 0) continue;
+    ++mirrored;
+    EXPECT_TRUE(w.tasks(i).has_compute()) << i;
+  }
+  EXPECT_GT(mirrored, 0);
+  EXPECT_TRUE(twins("scenarios/megatron_7p5b_128xA100.yaml", {}).empty());  // TP 2 x DP 64 on 8-GPU nodes
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, Reduction, ::testing::ValuesIn(Layouts()),
