@@ -93,8 +93,15 @@ void AppendCosts(const preflight::Task& t, std::vector<long long>& key) {
 // kind and GPUs moved into replica 0) and by how many such tasks came
 // before it; any task that fits no replica, or a replica whose tasks do not
 // match replica 0's one for one, turns the reduction off.
-std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
+std::vector<int> ReplicaTwins(const Scenario& job, const preflight::Workload& w) {
+  // Under context parallelism the workload is built as its ranks see it
+  // (spec.h ContextRankView): dp x cp replicas, the cp of one sequence
+  // adjacent, exchanging K/V among themselves. Replicas are mirrored by
+  // units of a sequence's CP ranks: unit 0's run, replica d does what
+  // replica d mod cp does, and its unit's exchanges run.
+  const Scenario s = ContextRankView(job);
   const ParallelSpec& p = s.parallel;
+  const int unit = std::max(1, p.context_group);
   const ClusterSpec& c = s.cluster;
   const int g = c.node.gpus_per_node;
   if (p.dp < 2 || (c.fabric.kind == FabricKind::kFatTree && Leaves(c) > 1)) return {};
@@ -125,6 +132,7 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
   };
   std::unordered_map<Key, Doers, KeyHash> zero;
   std::vector<int> twin(w.tasks_size(), -1);
+  std::vector<long long> shift_of(w.tasks_size(), 0);
   Key gpus, key;
   // Task i's replica (-1: it spans replicas, a data-parallel collective,
   // which runs) and, when that replica is `want` (replica 0, or any other),
@@ -147,23 +155,47 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
       return true;
     }
     if (shared_nodes && t.has_collective()) return false;
-    if ((d == 0) != (want == kReplicaZero)) return true;
-    // GPU x of replica d does what GPU x - d x tp does in replica 0, at
-    // the same cost.
+    if ((d < unit) != (want == kReplicaZero)) return true;
+    // GPU x of replica d does what GPU x - shift does in unit 0, at the
+    // same cost.
+    const long long shift = (d - d % unit) * p.tp;
     key.assign({t.category(), t.kind_case()});
-    for (long long x : gpus) key.push_back(x - d * p.tp);
+    for (long long x : gpus) key.push_back(x - shift);
     AppendCosts(t, key);
     return !t.has_transfer() || SwitchHops(c, gpus[0] / g, gpus[1] / g) ==
-                                    SwitchHops(c, (gpus[0] - d * p.tp) / g, (gpus[1] - d * p.tp) / g);
+                                    SwitchHops(c, (gpus[0] - shift) / g, (gpus[1] - shift) / g);
+  };
+  // A collective over several replicas of one unit (a CP exchange): where
+  // unit 0 holds the same one on its GPUs, that one (for the dependency
+  // check below); -1 otherwise (a collective of every unit: data parallel).
+  std::unordered_map<Key, std::vector<int>, KeyHash> spanning;
+  std::vector<int> ordinal(w.tasks_size(), -1);
+  auto spanning_key = [&](int i, long long shift) {
+    key.assign({w.tasks(i).category()});
+    for (uint32_t x : w.tasks(i).collective().gpus()) key.push_back(x - shift);
+    AppendCosts(w.tasks(i), key);
+    return key;
+  };
+  if (unit > 1)
+    for (int i = 0; i < w.tasks_size(); ++i)
+      if (w.tasks(i).has_collective()) {
+        auto& list = spanning[spanning_key(i, 0)];
+        ordinal[i] = int(list.size());
+        list.push_back(i);
+      }
+  auto in_unit_zero = [&](int i, long long shift) {
+    if (unit == 1 || shift == 0 || !w.tasks(i).has_collective()) return i;
+    const auto it = spanning.find(spanning_key(i, shift));
+    return it == spanning.end() || ordinal[i] >= int(it->second.size()) ? i : it->second[ordinal[i]];
   };
   int d = 0;
   for (int i = 0; i < w.tasks_size(); ++i) {
     if (!describe(i, d, kReplicaZero)) return {};
-    if (d == 0) zero[key].tasks.push_back(i);
+    if (d >= 0 && d < unit) zero[key].tasks.push_back(i);
   }
   for (int i = 0; i < w.tasks_size(); ++i) {
     if (!describe(i, d, kOthers)) return {};
-    if (d <= 0) continue;
+    if (d < unit) continue;
     const auto it = zero.find(key);
     if (it == zero.end()) return {};
     Doers& doers = it->second;
@@ -171,6 +203,7 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
     const int k = doers.matched[d]++;
     if (k >= int(doers.tasks.size())) return {};
     twin[i] = doers.tasks[k];
+    shift_of[i] = (d - d % unit) * p.tp;
   }
   // And each waits for what its twin waits for (its own replica's tasks
   // standing for their twins; shared collectives as they are).
@@ -178,7 +211,8 @@ std::vector<int> ReplicaTwins(const Scenario& s, const preflight::Workload& w) {
   for (int i = 0; i < w.tasks_size(); ++i) {
     if (twin[i] < 0) continue;
     mine.clear(), theirs.clear();
-    for (uint32_t dep : w.tasks(i).deps()) mine.push_back(twin[dep] >= 0 ? twin[dep] : int(dep));
+    for (uint32_t dep : w.tasks(i).deps())
+      mine.push_back(twin[dep] >= 0 ? twin[dep] : in_unit_zero(int(dep), shift_of[i]));
     for (uint32_t dep : w.tasks(twin[i]).deps()) theirs.push_back(int(dep));
     std::sort(mine.begin(), mine.end());
     std::sort(theirs.begin(), theirs.end());

@@ -22,7 +22,10 @@
 //   reduction off. Where a node holds GPUs of several replicas (tp x pp
 //   below the node's GPUs: data parallelism inside the node) only kernels
 //   are mirrored, each on its own GPU, and a collective inside a replica
-//   turns the reduction off.
+//   turns the reduction off. Under context parallelism the replicas are
+//   dp x cp (spec.h ContextRankView) and mirrored by units of one
+//   sequence's CP ranks: unit 0 runs, replica d takes the times of replica
+//   d mod cp, and every unit's K/V exchanges run.
 // PREFLIGHT_FULL_SIMULATION=1 (engine.h) turns them off;
 // tests/engine/reduction_test.cc compares both ways.
 #pragma once

@@ -67,6 +67,10 @@ std::vector<Layout> Layouts() {
       // Nodes of several replicas with a data loader and storage reads.
       {"Resnet50Dp32Data", "scenarios/resnet50_32xA800_data.yaml", {}},
       {"Sft7bDp8Data", "scenarios/7b_sft_8xA800_data.yaml", {}},
+      // Context parallelism across nodes: replicas mirrored by CP units.
+      {"Cp4Tp8Pp2On16Nodes", "scenarios/llama70b_512xH100.yaml",
+       {"cluster.nodes=16", "parallel.tp=8", "parallel.pp=2", "parallel.cp=4", "parallel.dp=2", "parallel.sp=true",
+        "training.seq_len=32768", "training.global_batch=16", "--force"}},
       {"Pp2Dp16Tp1", "scenarios/megatron_1p7b_32xA100.yaml", {"parallel.pp=2", "parallel.dp=16"}},
       {"Tp8Pp2On4NicA800", "scenarios/70b_8xA800_tp8.yaml",
        {"cluster.nodes=2", "parallel.pp=2", "training.method=full", "parallel.zero=1", "training.global_batch=16",
@@ -165,6 +169,29 @@ TEST(Reduction, NodesOfSeveralReplicasMirrorKernelsOnly) {
   }
   EXPECT_GT(mirrored, 0);
   EXPECT_TRUE(twins("scenarios/megatron_7p5b_128xA100.yaml", {}).empty());  // TP 2 x DP 64 on 8-GPU nodes
+}
+
+// Context parallelism: replica d (of dp x cp) mirrors replica d mod cp, so
+// CP unit 0 (replicas 0-3 here) runs and units 1 on are twins of it.
+TEST(Reduction, ContextParallelReplicasMirrorTheirUnitZeroRank) {
+  unsetenv(kFullSimulationEnv);
+  const Scenario s = LoadScenario(kRoot + "/scenarios/llama70b_512xH100.yaml",
+                                  {"cluster.nodes=16", "parallel.tp=8", "parallel.pp=2", "parallel.cp=4", "parallel.dp=2",
+                                   "parallel.sp=true", "training.seq_len=32768", "training.global_batch=16"});
+  const preflight::Workload w = BuildWorkload(s);
+  const std::vector<int> twin = ExactReductions(s, w, NodeTopology(s.cluster.node)).twin;
+  ASSERT_FALSE(twin.empty());
+  // GPU = t + 8 x (d + 8 x stage), d over dp x cp = 8.
+  for (int i = 0; i < w.tasks_size(); ++i) {
+    if (!w.tasks(i).has_compute()) continue;
+    const int d = w.tasks(i).compute().gpu() / 8 % 8;
+    if (d < 4) {
+      EXPECT_EQ(twin[i], -1) << i;
+    } else {
+      ASSERT_GE(twin[i], 0) << i;
+      EXPECT_EQ(w.tasks(twin[i]).compute().gpu(), w.tasks(i).compute().gpu() - 4 * 8) << i;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, Reduction, ::testing::ValuesIn(Layouts()),
