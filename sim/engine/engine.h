@@ -19,6 +19,12 @@ namespace pf {
 // exactness tests compare both ways.
 inline constexpr char kFullSimulationEnv[] = "PREFLIGHT_FULL_SIMULATION";
 
+// The most scans of its in-flight activities one run may make (SimGrid
+// 3.32 removes a finished activity by a linear scan of those in flight,
+// 10-100 ns each: about 2.5 minutes at the slowest rate measured; runner.cc
+// stops a run past it, or past less for a small workload).
+inline constexpr double kMaxInFlightScans = 1.5e9;
+
 struct TaskTimes {
   std::vector<double> start_s, end_s;  // by task index
   double makespan_s = 0;

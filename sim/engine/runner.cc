@@ -27,7 +27,7 @@ namespace {
 // time in proportion to the activities then in flight (10-100 ns each). A
 // run stops with std::invalid_argument when the sum of those counts over
 // its completions passes max(kMinOverlapBudget, kOverlapPerGpu x GPUs x the
-// workload's activities), capped at kMaxOverlapBudget (~2.5 minutes at the
+// workload's activities), capped at kMaxInFlightScans (engine.h; ~2.5 minutes at the
 // slowest rate measured, above the largest sum a bundled scenario needs). Measured sums: gpt3_175b_1024xA100 1.2e8 (2 s),
 // megatron_529p6b_2520xA100 8.6e8 (13 s), 1,024 GPUs in DP with
 // overlapped gradient buckets 8.1e8 of 2.5e9 (33 s), 16,384 GPUs in DP
@@ -35,7 +35,6 @@ namespace {
 // earlier ones still run, on 8 GPUs, 4e8 (35 s).
 constexpr double kMinOverlapBudget = 1e8;
 constexpr double kOverlapPerGpu = 32;
-constexpr double kMaxOverlapBudget = 1.5e9;
 // The largest flow a run accepts (SimGrid payloads are 64-bit counts).
 constexpr double kMaxFlowBytes = 1e18;
 // At most how much a protocol's bandwidth factor inflates a flow's bytes
@@ -70,7 +69,7 @@ class Runner {
     double activities = 0;
     for (const preflight::Task& t : w.tasks()) activities += Activities(t);
     const double scaled = kOverlapPerGpu * double(p.gpus.size()) * activities;
-    overlap_budget_ = std::min(kMaxOverlapBudget, std::max(kMinOverlapBudget, scaled));
+    overlap_budget_ = std::min(kMaxInFlightScans, std::max(kMinOverlapBudget, scaled));
     gpus_ = p.gpus.size();
     const Reductions r = ExactReductions(s, w, topo_);
     all_lanes_ = !r.lane_zero_only;

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "sim/accounting/accounting.h"
 #include "sim/base/error.h"
 #include "sim/base/io.h"
@@ -21,6 +23,7 @@
 #include "sim/model/compute_model.h"
 #include "sim/model/data_costs.h"
 #include "sim/model/host_memory.h"
+#include "sim/workload/size_estimate.h"
 #include "sim/workload/workload_builder.h"
 
 namespace pf {
@@ -270,6 +273,7 @@ Result Simulate(const Scenario& s, bool force, StepTrace* trace) {
   CheckDataset(s);
   Result r = Verdict(s);
   if ((r.memory.fits && r.host.fits) || force) {
+    RefuseEndlessRun(s);
     google::protobuf::Arena arena(WorkloadArenaOptions());
     auto* w = google::protobuf::Arena::CreateMessage<preflight::Workload>(&arena);
     BuildWorkload(s, *w);
@@ -278,6 +282,20 @@ Result Simulate(const Scenario& s, bool force, StepTrace* trace) {
   }
   CheckResult(r);
   return r;
+}
+
+// See simulate.h: ten times the scans the engine allows one run
+// (engine.h kMaxInFlightScans).
+void RefuseEndlessRun(const Scenario& s) {
+  constexpr double kCertain = 10;  // the estimate's error is within 2x on the bundled scenarios (size_estimate.cc)
+  const SimulationSize size = EstimateSimulationSize(s);
+  if (size.scans <= kCertain * kMaxInFlightScans) return;
+  throw InputError({s.file}, "", fmt::format(
+      "one step would keep about {:.2g} network flows and kernels in flight at each completion (about "
+      "{:.2g} scans, past the {:.2g} one run makes in minutes; SimGrid slows down with the square of what is in "
+      "flight): simulate the same layout on fewer nodes (cluster.nodes){}",
+      size.scans / std::max(1.0, size.tasks), size.scans, kMaxInFlightScans,
+      s.parallel.cp > 1 ? " or a shorter sequence (each layer's K/V exchange over every CP group)" : ""));
 }
 
 }  // namespace pf

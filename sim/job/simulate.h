@@ -15,6 +15,11 @@ namespace pf {
 // With `trace`, the simulated step's task graph and times are kept there.
 Result Simulate(const Scenario& s, bool force = false, StepTrace* trace = nullptr);
 
+// Throws InputError when the step's estimate keeps so many flows in flight
+// that its simulation could only stop at the engine's limit after minutes
+// (Simulate checks it before building the step).
+void RefuseEndlessRun(const Scenario& s);
+
 // The same from a given workload (e.g. one saved with --emit-workload and
 // read back with LoadWorkload, sim/workload/workload_file.h), under the
 // same memory verdict: a job that does not fit is simulated only with

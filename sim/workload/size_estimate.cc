@@ -47,7 +47,10 @@ double Buckets(const Scenario& s) {
 
 }  // namespace
 
-SimulationSize EstimateSimulationSize(const Scenario& s) {
+SimulationSize EstimateSimulationSize(const Scenario& job) {
+  // Context parallelism: the step is built as its ranks see it (spec.h).
+  const Scenario view = ContextRankView(job);
+  const Scenario& s = view;
   const ParallelSpec& p = s.parallel;
   const double M = s.training.micro_batches_per_step(p.dp);
   const double V = p.vp, L = LayerCount(s.model);
@@ -56,7 +59,10 @@ SimulationSize EstimateSimulationSize(const Scenario& s) {
   // bucket segment per layer where gradients are reduced during it; one per
   // layer under ZeRO-3. Each segment may carry a TP collective.
   const double reducing = p.dp <= 1 || zero3 ? 0 : p.zero == 2 ? M : p.dp_overlap ? 1 : 0;
-  const double segments = zero3 ? 2 * M * L : 2 * M * V + reducing * V * Buckets(s);
+  // The first forward is cut by bucket too when the parameter gather
+  // overlaps it (data_parallel.cc Segments).
+  const double gathering = !zero3 && p.dp > 1 && p.param_gather_overlap && (p.zero == 1 || p.zero == 2) ? 1 : 0;
+  const double segments = zero3 ? 2 * M * L : 2 * M * V + (reducing + gathering) * V * Buckets(s);
   // The optimizer: one kernel, or offloaded (offload.h) a copy out, CPU
   // Adam and a copy back, with NVMe a read and a write of the states.
   const double optimizer = p.offload == Offload::kNone ? 1 : p.offload == Offload::kCpu ? 3 : 5;
@@ -77,11 +83,20 @@ SimulationSize EstimateSimulationSize(const Scenario& s) {
   }
   out.tasks = p.pp * (p.dp * per_worker + dp_collectives) + sends + p.dp + loader + experts;
   const double gpus = s.cluster.gpus();
-  out.memory_bytes = kBaseBytes + kBytesPerTask * out.tasks;
   // Every stage's data-parallel group runs its collectives one after
   // another (one NCCL stream), all stages at once: p.pp x p.dp flows in flight.
   const double dp_flows = p.pp * dp_collectives * p.dp;
-  out.seconds = kSecondsPerTask * out.tasks + kSecondsPerScan * dp_flows * (p.pp * p.dp) +
+  out.scans = dp_flows * (p.pp * p.dp);
+  // Context parallelism (stage_emitter.cc): each compute segment that
+  // holds attention carries one K/V exchange per CP group (a flow per rank
+  // and TP lane) and a join per worker; every group's at once.
+  if (p.context_group > 1) {
+    const double groups = double(p.dp) / p.context_group;
+    out.tasks += p.pp * segments * (groups + p.dp);
+    out.scans += p.pp * segments * groups * p.context_group * p.tp * (p.pp * p.dp * p.tp);
+  }
+  out.memory_bytes = kBaseBytes + kBytesPerTask * out.tasks;
+  out.seconds = kSecondsPerTask * out.tasks + kSecondsPerScan * out.scans +
                 kPlatformSecondsAt16k * std::pow(gpus / 16384.0, kPlatformExponent);
   out.driver = zero3 ? "ZeRO-3 gathers and reduce-scatters every layer for each of the " +
                            std::to_string(int(M)) + " micro-batches per step: raise "

@@ -15,6 +15,7 @@ struct SimulationSize {
   double tasks = 0;          // tasks in the step's graph (upper bound)
   double memory_bytes = 0;   // peak resident memory of building and running it
   double seconds = 0;        // wall time on one core of a 2-core machine
+  double scans = 0;          // SimGrid's scans of the activities in flight (engine.h kMaxInFlightScans)
   std::string driver;        // what makes it large, as the fix to suggest
 };
 

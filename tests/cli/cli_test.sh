@@ -215,4 +215,11 @@ done
 "$SIM" sweep --grid=parallel.tp=1 -j4 >/dev/null 2>err.txt
 check "sweep's own options are not called unknown" grep -q "scenario is required" err.txt
 
+# Llama 3's 128K-token step (CP16 on 16,384 GPUs): its K/V exchanges would
+# keep the engine past its in-flight limit for minutes; refused at once.
+"$SIM" "$ROOT/scenarios/llama3_405b_16kxH100.yaml" --set parallel.cp=16 --set parallel.dp=8 \
+  --set training.seq_len=131072 --set training.global_batch=128 >/dev/null 2>err.txt; rc=$?
+check "a step past the in-flight limit exits 2" test $rc -eq 2
+check "a step past the in-flight limit says what to change" grep -q "in flight at each completion.*fewer nodes (cluster.nodes) or a shorter sequence" err.txt
+
 finish cli
