@@ -5,6 +5,7 @@
 
 #include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
+#include "sim/model/stack.h"
 #include "sim/workload/data_parallel.h"
 
 namespace pf {
@@ -58,7 +59,8 @@ SimulationSize EstimateSimulationSize(const Scenario& job) {
   // Compute segments per worker: one per forward, one per backward plus a
   // bucket segment per layer where gradients are reduced during it; one per
   // layer under ZeRO-3. Each segment may carry a TP collective.
-  const double reducing = p.dp <= 1 || zero3 ? 0 : p.zero == 2 ? M : p.dp_overlap ? 1 : 0;
+  // (DeepSpeed's pipeline engine reduces after the flush instead: stack.h.)
+  const double reducing = p.dp <= 1 || zero3 ? 0 : p.zero == 2 ? M : p.dp_overlap && !ReducesAfterFlush(s) ? 1 : 0;
   // The first forward is cut by bucket too when the parameter gather
   // overlaps it (data_parallel.cc Segments).
   const double gathering = !zero3 && p.dp > 1 && p.param_gather_overlap && (p.zero == 1 || p.zero == 2) ? 1 : 0;
@@ -66,8 +68,17 @@ SimulationSize EstimateSimulationSize(const Scenario& job) {
   // The optimizer: one kernel, or offloaded (offload.h) a copy out, CPU
   // Adam and a copy back, with NVMe a read and a write of the states.
   const double optimizer = p.offload == Offload::kNone ? 1 : p.offload == Offload::kCpu ? 3 : 5;
-  const double per_worker = segments * (p.tp > 1 ? 2 : 1) + optimizer;
-  const double dp_collectives = zero3 ? 3 * M * L : reducing * V * Buckets(s) + 2;
+  // Per segment under TP: an all-reduce, or sequence parallelism's
+  // reduce-scatter and all-gather, and with the GEMMs' overlap a join
+  // (stage_emitter.cc).
+  const double tp_tasks = p.tp <= 1 ? 0 : (p.sp ? 2 : 1) + (p.tp_overlap ? 1 : 0);
+  const double per_worker = segments * (1 + tp_tasks) + optimizer;
+  // ZeRO-3: three per layer and micro-batch in each shard group (HSDP:
+  // dp / hsdp of them), and HSDP's all-reduce across the groups per layer
+  // and shard rank (data_parallel.cc EmitZero3).
+  const double shard_groups = zero3 ? double(p.dp) / p.shard_ranks() : 1;
+  const double dp_collectives = zero3 ? 3 * M * L * shard_groups + (shard_groups > 1 ? L * p.shard_ranks() : 0)
+                                      : reducing * V * Buckets(s) + 2;
   const double sends = 2 * (p.pp * V - 1) * p.dp * M;
   SimulationSize out;
   const double loader = s.data.enabled ? 3 * M * p.dp : 0;  // read, decode, copy per micro-batch

@@ -1,5 +1,6 @@
 #include "sim/workload/stage_emitter.h"
 
+#include "sim/workload/context_exchange.h"
 #include "sim/workload/data_parallel.h"
 #include "sim/workload/expert_parallel.h"
 #include "sim/workload/rank_layout.h"
@@ -22,10 +23,9 @@ namespace {
 class Worker {
  public:
   Worker(TaskGraph& g, const Scenario& s, int stage, int d, const std::vector<StageCost>& chunks,
-         DataParallelEmitter& dp, ExpertExchange& ep, Bytes hidden, PipelineLinks& links)
+         DataParallelEmitter& dp, ExpertExchange& ep, ContextExchange& cp, Bytes hidden, PipelineLinks& links)
       : g_(g), p_(s.parallel), stage_(stage), d_(d), gpu_(GpuIndex(s.parallel, 0, d, stage)),
-        tp_group_(TpGroup(s.parallel, d, stage)), cp_group_(CpGroup(s.parallel, d, stage)), chunks_(chunks),
-        dp_(dp), ep_(ep), hidden_(hidden),
+        tp_group_(TpGroup(s.parallel, d, stage)), chunks_(chunks), dp_(dp), ep_(ep), cp_(cp), hidden_(hidden),
         links_(links) {}
 
   // Emits every op, then the optimizer; returns the optimizer task.
@@ -86,9 +86,7 @@ class Worker {
         // Ring attention (Megatron-Core): the K/V blocks travel while the
         // attention computes on the ones already there, so the exchange runs
         // beside the segment's compute and the segment ends when both have.
-        int x = g_.Collective(std::string("cp_kv_") + tag, preflight::CP_COMM, preflight::ALL_GATHER, cp_group_,
-                              c.cp_bytes, cp_here, p_.tp);
-        g_.Dep(x, before);
+        const int x = cp_.During(before, d_, c, op.forward, k, mb, j, cp_here);
         const int join = g_.Compute(gpu_, "cp_overlap_join", Work{});
         g_.Dep(join, last_);
         g_.Dep(join, x);
@@ -107,10 +105,11 @@ class Worker {
   TaskGraph& g_;
   const ParallelSpec& p_;
   const int stage_, d_, gpu_;
-  const std::vector<int> tp_group_, cp_group_;
+  const std::vector<int> tp_group_;
   const std::vector<StageCost>& chunks_;
   DataParallelEmitter& dp_;
   ExpertExchange& ep_;
+  ContextExchange& cp_;
   const Bytes hidden_;
   PipelineLinks& links_;
   int last_ = kNoTask;  // the previous blocking task on this GPU
@@ -126,9 +125,10 @@ void EmitStage(TaskGraph& g, const Scenario& s, int stage, int micro_batches, By
   for (int k = 0; k < p.vp; ++k) chunks.push_back(CostOfStage(s, k * p.pp + stage));
   DataParallelEmitter dp(g, s, stage, chunks, micro_batches);
   ExpertExchange ep(g, s, stage);
+  ContextExchange cp(g, s, stage);
   std::vector<int> optimizers;
   for (int d = 0; d < p.dp; ++d)
-    optimizers.push_back(Worker(g, s, stage, d, chunks, dp, ep, hidden, links).Run(micro_batches));
+    optimizers.push_back(Worker(g, s, stage, d, chunks, dp, ep, cp, hidden, links).Run(micro_batches));
   dp.Finish(optimizers);
 }
 

@@ -19,7 +19,11 @@ namespace fs = std::filesystem;
 
 TEST(SizeEstimate, BoundsEveryBundledScenariosGraph) {
   int checked = 0;
-  for (const auto& e : fs::directory_iterator(testing_util::kRoot + "/scenarios")) {
+  std::vector<fs::path> files;
+  for (const char* dir : {"/scenarios", "/tests/data/recipes", "/tests/data/stacks"})
+    for (const auto& e : fs::directory_iterator(testing_util::kRoot + dir)) files.push_back(e.path());
+  for (const fs::path& file : files) {
+    const auto& e = fs::directory_entry(file);
     for (const std::vector<std::string>& flags :
          {std::vector<std::string>{}, {"parallel.zero=2", "parallel.pp=1", "parallel.vp=1"}}) {
       Scenario s;
