@@ -209,14 +209,14 @@ SweepIdentity IdentityOfHeader(const std::string& first_line, SweepFormat format
     const json j = json::parse(first_line, nullptr, false);
     if (j.is_object() && j.contains("preflight_sweep") && j["preflight_sweep"].is_string() && j.contains("points") &&
         j["points"].is_number_integer())
-      id = {j["preflight_sweep"].get<std::string>(), j["points"].get<long long>()};
+      id = {j["preflight_sweep"].get<std::string>(), j["points"].get<long long>(), Shard{}};
     if (j.is_object() && j.contains("shard") && j["shard"].is_string()) id.shard = ShardOfHeader(j["shard"].get<std::string>());
     return id;
   }
   std::istringstream in(first_line);
   std::string hash, word, sig, points, shard;
   if (in >> hash >> word >> word >> sig >> points && hash == "#" && points.rfind("points=", 0) == 0)
-    id = {sig, std::atoll(points.c_str() + 7)};
+    id = {sig, std::atoll(points.c_str() + 7), Shard{}};
   if (in >> shard && shard.rfind("shard=", 0) == 0) id.shard = ShardOfHeader(shard.substr(6));
   return id;
 }
