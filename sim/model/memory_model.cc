@@ -183,8 +183,22 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
   r.activations = ActivationMemory(sc, stage);
   if (stage == p.pp - 1)  // bf16 logits + fp32 softmax/gradient over the vocabulary shard
     r.logits = Bytes(t.tokens_per_micro_batch() * m.vocab / p.tp * LogitsBytesPerElement(LossOf(t), 2));
-  if (p.zero >= 3 && p.dp > 1)  // the layer being computed, the prefetched one, its gradients
-    r.zero_buffers = Bytes(CountParams(m).per_layer / p.tp * (2 * LayerWeightBytes(t.method, t.precision) + ElementBytes(t.precision)));
+  if (p.zero >= 3 && p.dp > 1) {
+    const StackTraits& st = TraitsOf(t.stack);
+    const double w = LayerWeightBytes(t.method, t.precision), g = ElementBytes(t.precision);
+    if (st.gather == Zero3Gather::kPerModule && m.kind == ModelKind::kTransformer) {
+      // DeepSpeed's fetch_sub_module: the module being computed and what
+      // is prefetched after it, parameters in trace order up to the
+      // prefetch bucket but at least the next one
+      // (partitioned_param_coordinator.py), and the module's gradients
+      // (none for a frozen base).
+      const double module = LargestModuleParams(m, st, p.tp);
+      const double grads = t.method == Method::kFull ? g : 0;
+      r.zero_buffers = Bytes(module * (w + grads) + std::max(module, kDeepSpeedPrefetchBucket) * w);
+    } else {  // the layer being computed, the prefetched one, its gradients
+      r.zero_buffers = Bytes(CountParams(m).per_layer / p.tp * (2 * w + g));
+    }
+  }
   double live = (r.weights + r.gradients + r.optimizer + r.activations + r.logits +
                  r.zero_buffers).value();
   r.framework = Bytes(kFrameworkFixedBytes + kFragmentation * live);

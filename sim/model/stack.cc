@@ -1,5 +1,9 @@
 #include "sim/model/stack.h"
 
+#include <algorithm>
+
+#include "sim/model/model_math.h"
+
 namespace pf {
 
 const StackTraits& TraitsOf(Stack stack) {
@@ -124,6 +128,28 @@ int LinearModulesPerBlock(const ModelSpec& m, const StackTraits& traits) {
   if (m.moe.enabled()) return (traits.separate_projections ? 4 : 2) + 1;
   // q, k, v, o and the MLP's; fused: QKV, o, MLP-up (gate+up) and down.
   return traits.separate_projections ? 4 + mlp : 4;
+}
+
+bool RegathersForBackward(const Scenario& s) {
+  const TrainingSpec& t = s.training;
+  if (TraitsOf(t.stack).gather != Zero3Gather::kPerModule || t.recompute != Recompute::kFull) return false;
+  if (s.model.kind != ModelKind::kTransformer) return false;
+  return CountParams(s.model).per_layer / s.parallel.tp > kDeepSpeedReuseDistance;
+}
+
+double LargestModuleParams(const ModelSpec& m, const StackTraits& traits, int tp) {
+  const double h = m.hidden, q = double(m.q_dim()) / tp, o = double(m.v_dim()) / tp, kv = KvDimPerRank(m, tp);
+  const bool swiglu = m.ffn_kind == FfnKind::kSwiglu;
+  double largest = traits.separate_projections ? std::max({h * q, h * kv, o * h}) : h * (q + 2 * kv);
+  largest = std::max(largest, o * h);
+  if (m.moe.enabled()) {
+    const MoeSpec& x = m.moe;
+    const double expert = (swiglu ? 3 : 2) * h * double(x.expert_ffn) / tp;
+    return std::max(largest, x.experts * expert + (swiglu ? 3 : 2) * h * double(x.shared_experts) * x.shared_ffn / tp);
+  }
+  const double f = double(m.ffn) / tp;
+  const double up = traits.separate_projections || !swiglu ? h * f : 2 * h * f;
+  return std::max({largest, up, f * h});
 }
 
 }  // namespace pf

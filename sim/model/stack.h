@@ -88,4 +88,25 @@ double AdamBytesPerParam(OptimizerImpl impl, double grad_bytes);
 // Linear layers (each its own ZeRO-3 fetch under DeepSpeed) in one block.
 int LinearModulesPerBlock(const ModelSpec& m, const StackTraits& traits);
 
+// Parameters of the largest of those fetches (a mixture of experts' sparse
+// block is one, all its experts), held on one of `tp` ranks.
+double LargestModuleParams(const ModelSpec& m, const StackTraits& traits, int tp);
+
+// DeepSpeed's default stage3_prefetch_bucket_size, in parameters
+// (deepspeed/runtime/zero/config.py: 50,000,000).
+inline constexpr double kDeepSpeedPrefetchBucket = 5e7;
+
+// DeepSpeed's default stage3_max_reuse_distance, in parameters (config.py:
+// 1,000,000,000): a released module's parameters stay gathered when the
+// trace uses them again within this many parameters' fetches.
+inline constexpr double kDeepSpeedReuseDistance = 1e9;
+
+// Whether DeepSpeed ZeRO-3 gathers each block's parameters a third time in
+// the backward (for the recomputed forward and then again for the backward
+// proper): full recompute on a per-module stack whose block holds more
+// parameters (per TP rank) than the reuse distance, so that the recomputed
+// forward's fetches are released before the backward reuses them
+// (partitioned_param_coordinator.py __params_to_release).
+bool RegathersForBackward(const Scenario& s);
+
 }  // namespace pf

@@ -99,23 +99,27 @@ void DataParallelEmitter::EmitZero3() {
   // Linear of it on its own, one collective (and its latency) per module
   // (model/stack.h).
   const int modules = Zero3CollectivesPerLayer(s_);
+  // DeepSpeed under full recompute with blocks past its reuse distance
+  // fetches a block for its recomputed forward and again for its backward
+  // (model/stack.h RegathersForBackward): twice the backward's gathers.
+  const int backward_fetches = RegathersForBackward(s_) ? 2 : 1;
   shard_size_ = p_.shard_ranks();
   for (int k = 0; k < p_.dp / shard_size_; ++k) {
     Shard sh;
     sh.gpus.assign(group_.begin() + k * shard_size_, group_.begin() + (k + 1) * shard_size_);
     sh.gather_f.resize(micro_batches_), sh.gather_b.resize(micro_batches_), sh.scatter.resize(micro_batches_);
-    auto gather = [&](const char* name) {
+    auto gather = [&](const char* name, int fetches) {
       int x = g_.Collective(name, preflight::DP_COMM, preflight::ALL_GATHER, sh.gpus, layer_bytes / double(modules),
-                            modules, p_.tp);
+                            modules * fetches, p_.tp);
       g_.Dep(x, sh.chain.empty() ? kNoTask : sh.chain.back());
       sh.chain.push_back(x);
       return x;
     };
     int prev_rs = kNoTask;
     for (int mb = 0; mb < micro_batches_; ++mb) {
-      for (int j = 0; j < c.layers; ++j) sh.gather_f[mb].push_back(gather("zero3_gather_fwd"));
+      for (int j = 0; j < c.layers; ++j) sh.gather_f[mb].push_back(gather("zero3_gather_fwd", 1));
       for (int j = 0; j < c.layers; ++j) {
-        sh.gather_b[mb].push_back(gather("zero3_gather_bwd"));
+        sh.gather_b[mb].push_back(gather("zero3_gather_bwd", backward_fetches));
         int rs = g_.Collective("zero3_reduce_scatter", preflight::DP_COMM, preflight::REDUCE_SCATTER,
                                sh.gpus, grad_bytes / double(modules), modules, p_.tp);
         g_.Dep(rs, prev_rs);

@@ -11,6 +11,7 @@
 #include "sim/model/memory_model.h"
 #include "tests/test_util.h"
 #include "sim/model/model_math.h"
+#include "sim/model/stack.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/spec/names.h"
 
@@ -281,6 +282,28 @@ TEST(ContextParallel, HalvesTheActivationsAndShardsOverDpTimesCp) {
   EXPECT_DOUBLE_EQ(a.optimizer.value(), b.optimizer.value());
   // (the final norm's 4,096 weights, which TP does not split, add 9 KB)
   EXPECT_NEAR(a.optimizer.value(), 12.0 * CountParams(cp.model).total(cp.model.layers) / 4 / 4, 1e5);
+}
+
+}  // namespace
+}  // namespace pf
+
+namespace pf {
+namespace {
+
+// ZeRO-3's gather buffers: FSDP holds the block being computed, the
+// prefetched one and its gradients; DeepSpeed the module being computed
+// and its gradients, and the next module or the prefetch bucket (5e7
+// parameters), whichever is larger. GPT-3 175B in fp16: a block of
+// 1.812e9 parameters, the largest module its MLP's 12288 x 49152 weights.
+TEST(Memory, DeepSpeedHoldsModulesWhereFsdpHoldsBlocks) {
+  const std::string file = testing_util::kRoot + "/tests/data/recipes/ds_zero3_gpt3_175b_1024xA100_mb1.yaml";
+  const Scenario ds = LoadScenario(file, {});
+  const Scenario fsdp = LoadScenario(file, {"training.stack=fsdp"});
+  const double module = 12288.0 * 49152;
+  EXPECT_DOUBLE_EQ(LargestModuleParams(ds.model, TraitsOf(ds.training.stack), 1), module);
+  EXPECT_NEAR(EstimateMemory(ds).zero_buffers.value(), module * (2 + 2) + module * 2, 1);
+  const double block = CountParams(fsdp.model).per_layer;
+  EXPECT_NEAR(EstimateMemory(fsdp).zero_buffers.value(), block * (2 * 2 + 2), 1);
 }
 
 }  // namespace

@@ -242,6 +242,34 @@ TEST(Workload, ZeroThreeGathersEveryLayerAndPrefetchesOneAhead) {
     EXPECT_GE(t.start_s[gathers[k + 2]], t.end_s[computes[k]] - 1e-12) << k;
 }
 
+// DeepSpeed under full recompute: a GPT-3 175B block (1.8e9 parameters)
+// is past the 1e9 reuse distance, so the recomputed forward's fetches are
+// released and the backward fetches the block again (twice the backward's
+// gathers); FSDP keeps the recompute's gather for the backward, and a 7B
+// block (2e8) stays within the distance.
+TEST(Workload, DeepSpeedRegathersBlocksPastItsReuseDistance) {
+  const std::string file = kRoot + "/tests/data/recipes/ds_zero3_gpt3_175b_1024xA100_mb1.yaml";
+  auto backward_fetches = [&](std::vector<std::string> flags) {
+    const Scenario s = LoadScenario(file, flags);
+    const preflight::Workload w = BuildWorkload(s);
+    double fwd = 0, bwd = 0;
+    for (const auto& t : w.tasks()) {
+      if (t.name() == "zero3_gather_fwd") fwd += t.collective().count();
+      if (t.name() == "zero3_gather_bwd") bwd += t.collective().count();
+    }
+    return bwd / fwd;
+  };
+  const std::vector<std::string> small = {"cluster.nodes=2", "parallel.dp=16", "training.global_batch=16"};
+  std::vector<std::string> fsdp = small, seven = small, selective = small;
+  fsdp.push_back("training.stack=fsdp");
+  seven.push_back("model=llama2-7b");
+  selective.push_back("training.recompute=selective");
+  EXPECT_DOUBLE_EQ(backward_fetches(small), 2);
+  EXPECT_DOUBLE_EQ(backward_fetches(fsdp), 1);
+  EXPECT_DOUBLE_EQ(backward_fetches(seven), 1);
+  EXPECT_DOUBLE_EQ(backward_fetches(selective), 1);
+}
+
 TEST(Workload, SelectiveRecomputeRepeatsOnlyTheAttentionCore) {
   const std::string file = kRoot + "/scenarios/megatron_1p7b_32xA100.yaml";
   auto backward = [&](const char* recompute) {
