@@ -37,13 +37,30 @@ size_t Utf8Length(const std::string& s, size_t i) {
   return n;
 }
 
+// The code point of the n-byte UTF-8 sequence at s[i].
+unsigned CodePoint(const std::string& s, size_t i, size_t n) {
+  static const unsigned lead_mask[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+  unsigned cp = static_cast<unsigned char>(s[i]) & lead_mask[n];
+  for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
+  return cp;
+}
+
+// C0 and C1 controls, DEL, and the bidirectional formatting characters
+// that reorder how text is displayed (Unicode UAX #9: LRM, RLM, the
+// embeddings and overrides U+202A-202E, the isolates U+2066-2069; the
+// "Trojan Source" characters, CVE-2021-42574): a name or a path holding
+// them would print as something else in a report.
+bool IsControl(unsigned cp) {
+  return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
+
 }  // namespace
 
 bool IsPrintableUtf8(const std::string& text) {
   for (size_t i = 0; i < text.size();) {
     const size_t n = Utf8Length(text, i);
-    if (n == 0 || (n == 1 && (static_cast<unsigned char>(text[i]) < 0x20 || text[i] == 0x7f)))
-      return false;
+    if (n == 0 || IsControl(CodePoint(text, i, n))) return false;
     i += n;
   }
   return true;
@@ -55,11 +72,16 @@ std::string Shown(const std::string& text, size_t max) {
   for (; i < text.size() && out.size() < max; ) {
     const size_t n = Utf8Length(text, i);
     const unsigned char c = text[i];
-    if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7f))) {
+    if (n == 0 || (n == 1 && IsControl(c))) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\x%02X", c);
       out += buf;
       ++i;
+    } else if (IsControl(CodePoint(text, i, n))) {  // a C1 or bidirectional control: shown as its code point
+      char buf[12];
+      std::snprintf(buf, sizeof buf, "\\u%04X", CodePoint(text, i, n));
+      out += buf;
+      i += n;
     } else {
       out.append(text, i, n);
       i += n;

@@ -254,6 +254,13 @@ std::vector<Case> StructureCases() {
       {"--set empty key part", base, {"parallel..tp=2"}, {"empty key between dots"}, ""},
       {"--set into a scalar", base, {"name.first=x"}, {"is not a mapping"}, ""},
       {"--set control character", base, {std::string("name=a\x01") + "b"}, {"printable UTF-8"}, ""},
+      // Trojan Source (CVE-2021-42574): a right-to-left override in a name
+      // would print the report's line reordered; a C1 control likewise.
+      {"a bidirectional override in the name",
+       std::regex_replace(base, std::regex("corpus base"), "corpus \xE2\x80\xAE base"), {},
+       {"\\\\u202E base\" is not printable UTF-8 text"}, ""},
+      {"--set a bidirectional isolate", base, {"name=a\xE2\x81\xA6" "b"}, {"printable UTF-8"}, ""},
+      {"--set a C1 control", base, {"name=a\xC2\x85" "b"}, {"printable UTF-8"}, ""},
       {"--set huge flag", base, {"name=" + std::string(5000, 'y')}, {"at most 4096 are accepted"}, ""},
       {"--set malformed value", base, {"parallel.tp=[1,"}, {"malformed value"}, ""},
       {"layout past the GPUs", base, {"parallel.dp=16777216"}, {"tp x pp x dp"}, "parallel.dp"},
