@@ -46,12 +46,12 @@ unsigned CodePoint(const std::string& s, size_t i, size_t n) {
 }
 
 // C0 and C1 controls, DEL, and the bidirectional formatting characters
-// that reorder how text is displayed (Unicode UAX #9: LRM, RLM, the
+// that reorder how text is displayed (Unicode UAX #9: ALM, LRM, RLM, the
 // embeddings and overrides U+202A-202E, the isolates U+2066-2069; the
 // "Trojan Source" characters, CVE-2021-42574): a name or a path holding
 // them would print as something else in a report.
 bool IsControl(unsigned cp) {
-  return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+  return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
          (cp >= 0x2066 && cp <= 0x2069);
 }
 

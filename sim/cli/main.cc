@@ -97,7 +97,10 @@ pf::Result Run(const Options& o, std::optional<pf::Alternative>& alternative) {
   s.intervals = !o.no_intervals && !in_process;
   if (!o.no_intervals && !s.intervals)
     std::cerr << "simulate: " << pf::kInProcessEnv << "=1 runs one simulation: no 90% intervals (--no-intervals)\n";
-  if (o.replay_path.empty()) pf::RefuseEndlessRun(s), AnnounceLargeRun(s, o.force);
+  if (o.replay_path.empty()) {
+    if (o.force || pf::EstimateMemory(s).fits) pf::RefuseEndlessRun(s);  // else the report says what does not fit
+    AnnounceLargeRun(s, o.force);
+  }
   if (o.replay_path.empty()) RefuseHugeTrace(o, pf::EstimateSimulationSize(s).tasks);
   if (o.verbose && o.replay_path.empty()) {
     const pf::SimulationSize size = pf::EstimateSimulationSize(s);

@@ -183,10 +183,28 @@ std::vector<int> ReplicaTwins(const Scenario& job, const preflight::Workload& w)
         ordinal[i] = int(list.size());
         list.push_back(i);
       }
+  // The two collectives cross the same links alike: their GPUs share nodes
+  // in the same pattern and every pair of their nodes is as many switches
+  // apart (a CP unit that straddles nodes or leaves where unit 0 does not
+  // would not end when unit 0's does).
+  auto alike_on_the_fabric = [&](int a, int b) {
+    const auto &x = w.tasks(a).collective().gpus(), &y = w.tasks(b).collective().gpus();
+    if (x.size() != y.size()) return false;
+    for (int k = 0; k < x.size(); ++k)
+      for (int l = k + 1; l < x.size(); ++l) {
+        const int xa = int(x[k]) / g, xb = int(x[l]) / g, ya = int(y[k]) / g, yb = int(y[l]) / g;
+        if ((xa == xb) != (ya == yb) || SwitchHops(c, xa, xb) != SwitchHops(c, ya, yb)) return false;
+      }
+    return true;
+  };
+  bool unalike = false;
   auto in_unit_zero = [&](int i, long long shift) {
     if (unit == 1 || shift == 0 || !w.tasks(i).has_collective()) return i;
     const auto it = spanning.find(spanning_key(i, shift));
-    return it == spanning.end() || ordinal[i] >= int(it->second.size()) ? i : it->second[ordinal[i]];
+    if (it == spanning.end() || ordinal[i] >= int(it->second.size())) return i;
+    const int zero_one = it->second[ordinal[i]];
+    if (!alike_on_the_fabric(i, zero_one)) unalike = true;
+    return zero_one;
   };
   int d = 0;
   for (int i = 0; i < w.tasks_size(); ++i) {
@@ -216,7 +234,7 @@ std::vector<int> ReplicaTwins(const Scenario& job, const preflight::Workload& w)
     for (uint32_t dep : w.tasks(twin[i]).deps()) theirs.push_back(int(dep));
     std::sort(mine.begin(), mine.end());
     std::sort(theirs.begin(), theirs.end());
-    if (mine != theirs) return {};
+    if (mine != theirs || unalike) return {};
   }
   // Sends and storage reads of every replica run (they share NICs, PCIe
   // and storage servers with the data-parallel traffic): only kernels and

@@ -284,12 +284,18 @@ Result Simulate(const Scenario& s, bool force, StepTrace* trace) {
   return r;
 }
 
-// See simulate.h: ten times the scans the engine allows one run
+// See simulate.h: five times the scans the engine allows one run
 // (engine.h kMaxInFlightScans).
+bool PastInFlightLimit(const SimulationSize& size) {
+  // The estimate's scans are within 2x on the bundled scenarios and up to
+  // tp x high where TP lanes are simulated by lane 0 (size_estimate.cc).
+  constexpr double kCertain = 5;
+  return size.scans > kCertain * kMaxInFlightScans;
+}
+
 void RefuseEndlessRun(const Scenario& s) {
-  constexpr double kCertain = 10;  // the estimate's error is within 2x on the bundled scenarios (size_estimate.cc)
   const SimulationSize size = EstimateSimulationSize(s);
-  if (size.scans <= kCertain * kMaxInFlightScans) return;
+  if (!PastInFlightLimit(size)) return;
   throw InputError({s.file}, "", fmt::format(
       "one step would keep about {:.2g} network flows and kernels in flight at each completion (about "
       "{:.2g} scans, past the {:.2g} one run makes in minutes; SimGrid slows down with the square of what is in "

@@ -3,6 +3,7 @@
 
 #include "sim/proto/workload.pb.h"
 #include "sim/job/result.h"
+#include "sim/workload/size_estimate.h"
 
 namespace pf {
 
@@ -19,6 +20,9 @@ Result Simulate(const Scenario& s, bool force = false, StepTrace* trace = nullpt
 // that its simulation could only stop at the engine's limit after minutes
 // (Simulate checks it before building the step).
 void RefuseEndlessRun(const Scenario& s);
+
+// Whether a step of this estimated size is one RefuseEndlessRun refuses.
+bool PastInFlightLimit(const SimulationSize& size);
 
 // The same from a given workload (e.g. one saved with --emit-workload and
 // read back with LoadWorkload, sim/workload/workload_file.h), under the

@@ -194,7 +194,8 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
       // (none for a frozen base).
       const double module = LargestModuleParams(m, st, p.tp);
       const double grads = t.method == Method::kFull ? g : 0;
-      r.zero_buffers = Bytes(module * (w + grads) + std::max(module, kDeepSpeedPrefetchBucket) * w);
+      const double ahead = std::min(std::max(module, kDeepSpeedPrefetchBucket), CountParams(m).total(m.layers) / p.tp);
+      r.zero_buffers = Bytes(module * (w + grads) + ahead * w);
     } else {  // the layer being computed, the prefetched one, its gradients
       r.zero_buffers = Bytes(CountParams(m).per_layer / p.tp * (2 * w + g));
     }

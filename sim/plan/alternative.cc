@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/base/error.h"
 #include "sim/job/simulate.h"
 #include "sim/model/host_memory.h"
 #include "sim/model/memory_model.h"
@@ -39,14 +40,19 @@ std::optional<Alternative> FindAlternative(const Scenario& s, Seconds step) {
     ++best.screened;
     if (Validate(c) || !EstimateMemory(c).fits || !EstimateHostMemory(c).fits) continue;
     const SimulationSize size = EstimateSimulationSize(c);
-    if (size.seconds > budget || size.tasks > s.max_tasks) continue;
+    if (size.seconds > budget || size.tasks > s.max_tasks || PastInFlightLimit(size)) continue;
     const Seconds screened = ScreenStep(c).step;
     if (screened < fastest_screen) fastest_screen = screened, fastest = c;
   }
   if (!fastest) return std::nullopt;
   Scenario c = *fastest;
   c.intervals = false;
-  const Result r = Simulate(c);
+  Result r;
+  try {
+    r = Simulate(c);
+  } catch (const InputError&) {  // a second opinion never fails the scenario's own report
+    return std::nullopt;
+  }
   if (!r.step || !(step.value() > kAlternativeGain * r.step->step_time.value())) return std::nullopt;
   const ParallelSpec& p = c.parallel;
   best.layout = LayoutName(p, c.training.micro_batch, c.training.recompute);

@@ -100,11 +100,12 @@ SimulationSize EstimateSimulationSize(const Scenario& job) {
   out.scans = dp_flows * (p.pp * p.dp);
   // Context parallelism (stage_emitter.cc): each compute segment that
   // holds attention carries one K/V exchange per CP group (a flow per rank
-  // and TP lane) and a join per worker; every group's at once.
+  // and TP lane) and a join per worker; every group's at once, in flight
+  // as one lane's (where the engine runs every lane, tp x more).
   if (p.context_group > 1) {
     const double groups = double(p.dp) / p.context_group;
     out.tasks += p.pp * segments * (groups + p.dp);
-    out.scans += p.pp * segments * groups * p.context_group * p.tp * (p.pp * p.dp * p.tp);
+    out.scans += p.pp * segments * groups * p.context_group * p.tp * (p.pp * p.dp);
   }
   out.memory_bytes = kBaseBytes + kBytesPerTask * out.tasks;
   out.seconds = kSecondsPerTask * out.tasks + kSecondsPerScan * out.scans +

@@ -71,6 +71,15 @@ std::vector<Layout> Layouts() {
       {"Cp4Tp8Pp2On16Nodes", "scenarios/llama70b_512xH100.yaml",
        {"cluster.nodes=16", "parallel.tp=8", "parallel.pp=2", "parallel.cp=4", "parallel.dp=2", "parallel.sp=true",
         "training.seq_len=32768", "training.global_batch=16", "--force"}},
+      // CP units that straddle nodes, or leaves, where unit 0 does not
+      // (found by review: 0.36% and 0.13% off before the fabric check).
+      {"Cp3StraddlingNodes", "scenarios/llama70b_512xH100.yaml",
+       {"model=llama3-8b", "cluster.nodes=3", "parallel.tp=1", "parallel.pp=1", "parallel.cp=3", "parallel.dp=8",
+        "parallel.zero=0", "training.seq_len=6144", "training.global_batch=8", "training.recompute=full", "--force"}},
+      {"Cp2Tp8OnLeavesOfThree", "scenarios/llama70b_512xH100.yaml",
+       {"model=llama3-8b", "cluster.nodes=6", "parallel.tp=8", "parallel.pp=1", "parallel.cp=2", "parallel.dp=3",
+        "parallel.zero=0", "training.seq_len=6144", "training.global_batch=6", "training.recompute=full",
+        "cluster.fabric.radix=6", "--force"}},
       {"Pp2Dp16Tp1", "scenarios/megatron_1p7b_32xA100.yaml", {"parallel.pp=2", "parallel.dp=16"}},
       {"Tp8Pp2On4NicA800", "scenarios/70b_8xA800_tp8.yaml",
        {"cluster.nodes=2", "parallel.pp=2", "training.method=full", "parallel.zero=1", "training.global_batch=16",
@@ -110,13 +119,13 @@ TEST_P(Reduction, MatchesTheFullSimulation) {
   near(a.io.value(), b.io.value(), "io");
   near(a.bubble.value(), b.bubble.value(), "bubble");
   near(a.idle.value(), b.idle.value(), "idle");
-  // Every layout but these six has a reduction of the flows that
+  // Every layout but these seven has a reduction of the flows that
   // applies (their nodes hold several replicas and their NVLink several
   // groups, or they are a PCIe box), so the test is never vacuous; the
   // first mirrors its replicas' kernels (below).
   const bool none_applies = l.name == "Megatron1p7bDp32" || l.name == "Zero3Llama13b32xA800Roce" ||
                             l.name == "PcieBox4x4090" || l.name == "Resnet50Dp32Data" || l.name == "Sft7bDp8Data" ||
-                            l.name == "Pp2Dp16Tp1";
+                            l.name == "Pp2Dp16Tp1" || l.name == "Cp3StraddlingNodes";
   if (none_applies) EXPECT_EQ(reduced.step->flows, full.step->flows) << l.name;
   else EXPECT_LT(reduced.step->flows, full.step->flows) << l.name;
 }
