@@ -58,9 +58,14 @@ bool IsControl(unsigned cp) {
 }  // namespace
 
 bool IsPrintableUtf8(const std::string& text) {
+  static const unsigned shortest[] = {0, 0, 0x80, 0x800, 0x10000};  // the least code point of each length
   for (size_t i = 0; i < text.size();) {
     const size_t n = Utf8Length(text, i);
-    if (n == 0 || IsControl(CodePoint(text, i, n))) return false;
+    if (n == 0) return false;
+    const unsigned cp = CodePoint(text, i, n);
+    // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are
+    // not UTF-8 (RFC 3629 section 3), nor a control.
+    if (cp < shortest[n] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff || IsControl(cp)) return false;
     i += n;
   }
   return true;
