@@ -48,9 +48,10 @@ std::vector<GemmPoint> LoadGemmPoints(const std::string& root) {
 }
 
 double ModelGemmTflops(const GemmPoint& p, const GemmShapeConstants& c) {
-  const GpuSpec& g = GpuCatalog().at(p.gpu);
   // An isolated benchmark: bf16 operands and output, no training-step
-  // slowdown (kernel efficiency 1).
+  // slowdown (kernel efficiency 1, the GPU's measured rates).
+  GpuSpec g = GpuCatalog().at(p.gpu);
+  g.training_rate.reset();
   const Op op{"gemm", OpKind::kGemm, Flops(2 * p.m * p.n * p.k), Bytes(2 * (p.m * p.k + p.k * p.n + p.m * p.n)),
               p.m, p.n, p.k};
   Calibration isolated;

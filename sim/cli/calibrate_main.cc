@@ -12,9 +12,11 @@
 #include "sim/base/error.h"
 #include "sim/calibration/fit.h"
 #include "sim/calibration/gemm_fit.h"
+#include "sim/calibration/hopper_fit.h"
 #include "sim/calibration/nccl_fit.h"
 #include "sim/cli/exit_status.h"
 #include "sim/cli/parse_args.h"
+#include "sim/scenario/catalog.h"
 
 namespace {
 
@@ -106,6 +108,36 @@ void PrintGemmFit(const std::string& root) {
     }
 }
 
+// The H100 rate fit (calibration/hopper_fit.h): the rate, then each row.
+void PrintHopperFit(const std::string& root, double start, int iterations) {
+  const auto rows = pf::HopperRows(root);
+  const double ships = pf::GpuCatalog().at(pf::kHopperFitGpu).training_rate.value_or(1);
+  int done = 0;
+  const pf::HopperFitResult f = pf::FitHopperRate(rows, start, iterations, [&](const std::string& name) {
+    std::cerr << "\rcalibrate: simulation " << ++done << " (" << name << ")\033[K" << std::flush;
+  });
+  std::cerr << "\n";
+  fmt::print("{} training_rate fit over its {} published speed rows (tests/data/*_rows.csv): least squares on "
+             "log(predicted/published), Gauss-Newton, {} iterations\n",
+             pf::kHopperFitGpu, rows.size(), f.iterations);
+  fmt::print("  training_rate  {:.4f}  (written as {:.3f}; ships {:.3f})\n\n", f.fitted, f.shipped, ships);
+  fmt::print("| {:<40} | {:<24} | {:>9} | {:>9} | {:>7} | {:>13} | {:>16} |\n", "row", "metric", "published",
+             "predicted", "error", "left-out error", "refit without it");
+  fmt::print("|{:-<42}|{:-<26}|{:-<11}|{:-<11}|{:-<9}|{:-<15}|{:-<18}|\n", "", "", "", "", "", "", "");
+  double sum_abs = 0, max_loo = 0, sum_loo = 0;
+  int within = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const double err = std::expm1(f.residuals[i]), loo = std::expm1(f.loo_errors[i]);
+    sum_abs += std::abs(err), sum_loo += std::abs(loo), within += std::abs(err) <= 0.15;
+    max_loo = std::max(max_loo, std::abs(loo));
+    fmt::print("| {:<40} | {:<24} | {:>9.4g} | {:>9.4g} | {:>+6.1f}% | {:>+13.1f}% | {:>16.3f} |\n", rows[i].scenario,
+               rows[i].metric, rows[i].published, f.predicted[i], 100 * err, 100 * loo, f.loo_rates[i]);
+  }
+  fmt::print("mean absolute error {:.1f}% ({} of {} within 15%); mean absolute leave-one-out error {:.1f}%, "
+             "largest {:.1f}%\n",
+             100 * sum_abs / rows.size(), within, rows.size(), 100 * sum_loo / rows.size(), 100 * max_loo);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -119,9 +151,12 @@ int main(int argc, char** argv) {
   app.add_option("--start-nccl-share", share, "starting NCCL compute share")->check(CLI::Range(0.0, 0.9));
   app.add_option("--max-iterations", iterations, "Gauss-Newton iterations at most")->check(CLI::Range(1, 50));
   app.add_option("--root", root, "source tree holding tests/data/ and scenarios/");
-  bool nccl = false, gemm = false;
+  bool nccl = false, gemm = false, hopper = false;
   app.add_flag("--nccl", nccl, "refit the NCCL collective constants (collectives/nccl.h) instead");
   app.add_flag("--gemm", gemm, "refit the GEMM shape constants (model/gemm_shape.h) instead");
+  app.add_flag("--hopper", hopper,
+               "refit the H100's training_rate (topologies/gpus.yaml) over its published runs instead; "
+               "--start-kernel-efficiency is then the starting rate");
   if (const int rc = pf::ParseCommandLine(app, argc, argv); rc != pf::kParsed) return rc;
   return pf::RunWithExitStatus("calibrate", [&] {
     if (nccl) {
@@ -130,6 +165,10 @@ int main(int argc, char** argv) {
     }
     if (gemm) {
       PrintGemmFit(root);
+      return 0;
+    }
+    if (hopper) {
+      PrintHopperFit(root, app.count("--start-kernel-efficiency") ? kernel : 0.9, iterations);
       return 0;
     }
     const auto rows = pf::LoadReferenceRows(root);

@@ -64,6 +64,8 @@ Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& c
   double eff = GemmEfficiency(g, kernel);
   if (op.kind == OpKind::kAttention) eff *= AttentionVsGemm(g, op.kernel);
   if (op.kind == OpKind::kGemm) eff *= GemmShapeFactor(g.sms, op.m, op.n, op.k, shape);
+  // Clock-bound kernels only: the HBM's rate does not follow the SM clock.
+  eff *= g.training_rate.value_or(1);
   const Seconds compute = op.flops / (PeakFlops(g, kernel) * eff);
   const Seconds memory = op.bytes / (g.memory_bandwidth * kHbmEfficiency);
   return kKernelOverhead + std::max(compute, memory) / cal.training_kernel_efficiency;

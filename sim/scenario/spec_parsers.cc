@@ -133,8 +133,8 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
 
 GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
   v.ExpectKeys({"name", "peak", "memory", "memory_bandwidth", "nvlink", "pcie_gen", "sms",
-                "gemm_efficiency", "gemm_efficiency_fp8", "gemm_measured_on", "attention_vs_gemm", "source",
-                "notes"});
+                "gemm_efficiency", "gemm_efficiency_fp8", "gemm_measured_on", "attention_vs_gemm", "training_rate",
+                "source", "notes"});
   GpuSpec g;
   g.name = name;
   YamlView peak = v.Get("peak");
@@ -153,11 +153,12 @@ GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
   g.pcie_gen = v.Get("pcie_gen").Int(1, 7);
   g.sms = v.Get("sms").Int(1, 100000);
   g.gemm_measured_on = v.Has("gemm_measured_on") ? v.Get("gemm_measured_on").Name() : name;
-  for (const char* key : {"gemm_efficiency", "gemm_efficiency_fp8"}) {
+  for (const char* key : {"gemm_efficiency", "gemm_efficiency_fp8", "training_rate"}) {
     if (!v.Has(key)) continue;
     double e = v.Get(key).Number();
-    if (e <= 0 || e > 1) v.Get(key).Fail("\"" + v.Get(key).Str() + "\" must be in (0, 1]");
-    (std::string(key) == "gemm_efficiency" ? g.gemm_efficiency : g.gemm_efficiency_fp8) = e;
+    if (!(e > 0 && e <= 1)) v.Get(key).Fail("\"" + v.Get(key).Str() + "\" must be in (0, 1]");
+    const std::string k = key;
+    (k == "gemm_efficiency" ? g.gemm_efficiency : k == "gemm_efficiency_fp8" ? g.gemm_efficiency_fp8 : g.training_rate) = e;
   }
   if (v.Has("attention_vs_gemm")) {
     const YamlView a = v.Get("attention_vs_gemm");

@@ -34,6 +34,11 @@ struct GpuSpec {
   // (topologies/gpus.yaml attention_vs_gemm); absent: FlashAttention-2's
   // A100 ratio (model/compute_model.cc).
   std::optional<double> attention_flash, attention_cudnn, attention_flash3;
+  // The fraction of those measured rates (GEMM and attention) the GPU
+  // sustains inside a training step, where it runs at its power limit for
+  // minutes beside NCCL's kernels; absent: 1. Fitted over a GPU's published
+  // training runs (build/calibrate --hopper for the H100).
+  std::optional<double> training_rate;
 };
 
 enum class IntraKind { kNvswitch, kPcie };

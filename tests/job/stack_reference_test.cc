@@ -12,11 +12,10 @@
 #include <cmath>
 #include <iostream>
 #include <string>
-#include <tuple>
 
 #include <gtest/gtest.h>
 
-#include "sim/base/csv.h"
+#include "sim/calibration/published_rows.h"
 #include "sim/base/error.h"
 #include "sim/job/simulate.h"
 #include "sim/model/compute_model.h"
@@ -36,51 +35,23 @@
 namespace pf {
 namespace {
 
-struct Row {
-  std::string scenario, metric, note;
-  int line = 0;
-  double published = 0, error_min = 0, error_max = 0;
-  std::string dir = "stacks", source = "finetune_stacks.csv";  // its scenarios' folder, its rows' file
-};
-
-std::vector<Row> Rows() {
-  std::vector<Row> rows;
-  for (const auto& [pairs, dir, source] : {std::tuple{"stack_rows.csv", "stacks", "finetune_stacks.csv"},
-                                           std::tuple{"recipe_rows.csv", "recipes", "recipes.csv"}}) {
-    const std::string path = testing_util::kRoot + "/tests/data/" + pairs;
-    for (const CsvRow& r : ReadCsv(path))
-      rows.push_back({r.at("scenario"), r.at("metric"), r.at("note"), int(CsvNumber(r, "line", path)),
-                      CsvNumber(r, "published", path), CsvNumber(r, "error_min", path),
-                      CsvNumber(r, "error_max", path), dir, r.count("file") ? r.at("file") : source});
-  }
-  return rows;
-}
+std::vector<PublishedRow> Rows() { return LoadPublishedRows(testing_util::kRoot); }
 
 std::string ScenarioPath(const std::string& name, const std::string& dir = "stacks") {
   return testing_util::kRoot + "/tests/data/" + dir + "/" + name + ".yaml";
 }
 
-double Predict(const Row& row) {
-  const Scenario s = LoadScenario(ScenarioPath(row.scenario, row.dir));
-  const Result r = Simulate(s, /*force=*/true);
-  if (row.metric == "gpu_mem_gb") return r.memory.total.value() / 1e9;
-  EXPECT_TRUE(r.step.has_value()) << row.scenario;
-  if (!r.step) return 0;
-  if (row.metric == "step_time_s") return r.step->step_time.value();
-  if (row.metric == "mfu") return r.step->mfu;
-  // NeMo's model TFLOP/s per GPU.
-  if (row.metric == "model_tflops_per_gpu") return r.step->mfu * PeakFlops(s.cluster.node.gpu, s.training.precision).value() / 1e12;
-  // Megatron's "hardware" TFLOP/s: model and recompute FLOPs per GPU-second.
-  if (row.metric == "hardware_tflops_per_gpu") return r.step->hfu * PeakFlops(s.cluster.node.gpu, s.training.precision).value() / 1e12;
-  return r.step->tokens_per_s / s.cluster.gpus();  // tokens_per_s_per_gpu
+double Predict(const PublishedRow& row) {
+  const Scenario s = LoadScenario(row.path);
+  return RowFigure(row.metric, s, Simulate(s, /*force=*/true));
 }
 
-class StackReference : public ::testing::TestWithParam<Row> {};
+class StackReference : public ::testing::TestWithParam<PublishedRow> {};
 
 TEST_P(StackReference, ErrorStaysInItsBand) {
-  const Row& row = GetParam();
+  const PublishedRow& row = GetParam();
   if (testing_util::Sanitized() &&
-      EstimateSimulationSize(LoadScenario(ScenarioPath(row.scenario, row.dir))).tasks > testing_util::kSanitizerRowTaskBudget)
+      EstimateSimulationSize(LoadScenario(row.path)).tasks > testing_util::kSanitizerRowTaskBudget)
     GTEST_SKIP() << row.scenario << ": over the sanitizer suite's task budget; the normal suite holds it";
   const double error = Predict(row) / row.published - 1;
   std::cout << row.scenario << " (" << row.source << " line " << row.line << ", " << row.metric << "): published "
@@ -98,8 +69,8 @@ INSTANTIATE_TEST_SUITE_P(Rows, StackReference, ::testing::ValuesIn(Rows()), [](c
 });
 
 TEST(StackReference, EveryRowHasItsScenario) {
-  for (const Row& row : Rows()) EXPECT_NO_THROW(LoadScenario(ScenarioPath(row.scenario, row.dir))) << row.scenario;
-  EXPECT_EQ(Rows().size(), 29u + 23u);
+  for (const PublishedRow& row : Rows()) EXPECT_NO_THROW(LoadScenario(row.path)) << row.scenario;
+  EXPECT_EQ(Rows().size(), 29u + 33u);
 }
 
 // The Hugging Face / Unsloth ratio, which the stacks' mechanisms set and

@@ -55,6 +55,22 @@ TEST(ReferenceData, CatalogGemmEfficienciesAreTheMeasuredRows) {
   EXPECT_EQ(checked, 7);
 }
 
+// The H100's fitted training_rate (calibration/hopper_fit.h) is taken by
+// its GH100 SXM twins at the same 700 W limit and by no other part.
+TEST(ReferenceData, OnlyTheGh100SxmPartsTakeTheH100sTrainingRate) {
+  const auto& catalog = GpuCatalog();
+  const std::optional<double> h100 = catalog.at("H100-SXM5-80GB").training_rate;
+  ASSERT_TRUE(h100.has_value());
+  EXPECT_GT(*h100, 0.5);
+  EXPECT_LT(*h100, 1.0);
+  for (const auto& [name, gpu] : catalog) {
+    if (name == "H100-SXM5-80GB" || name == "H800-SXM5-80GB" || name == "H200-SXM-141GB")
+      EXPECT_EQ(gpu.training_rate, h100) << name;
+    else
+      EXPECT_FALSE(gpu.training_rate.has_value()) << name;
+  }
+}
+
 // The catalog's attention_vs_gemm: each kernel's mean forward and backward
 // rate over 4K-16K tokens (attention_kernels.csv, H100 SXM5), combined as
 // the model runs them (backward 2.5x the forward's FLOPs), over the

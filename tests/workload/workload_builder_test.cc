@@ -7,6 +7,7 @@
 #include "sim/engine/engine.h"
 #include "sim/base/error.h"
 #include "sim/model/model_math.h"
+#include "sim/scenario/catalog.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/workload/workload_builder.h"
 #include "sim/workload/stage_cost.h"
@@ -282,6 +283,22 @@ TEST(Workload, SelectiveRecomputeRepeatsOnlyTheAttentionCore) {
   const double none = backward("none"), selective = backward("selective"), full = backward("full");
   EXPECT_GT(selective, none);
   EXPECT_LT(selective - none, 0.5 * (full - none));  // the attention core, not the whole layer
+}
+
+// The fitted in-training rate (topologies/gpus.yaml training_rate) slows
+// the clock-bound kernels, GEMMs and attention, and no HBM-bound one.
+TEST(Workload, TrainingRateSlowsClockBoundKernelsOnly) {
+  GpuSpec g = GpuCatalog().at("H100-SXM5-80GB");
+  ASSERT_TRUE(g.training_rate.has_value());
+  const double rate = *g.training_rate;
+  GpuSpec bench = g;
+  bench.training_rate.reset();
+  const Op gemm{"g", OpKind::kGemm, Flops(1e15), Bytes(0)};
+  const Op attention{"a", OpKind::kAttention, Flops(1e15), Bytes(0)};
+  const Op copy{"c", OpKind::kMemory, Flops(0), Bytes(1e12)};
+  for (const Op& op : {gemm, attention})
+    EXPECT_NEAR(OpTime(op, g, Precision::kBf16, {}) / OpTime(op, bench, Precision::kBf16, {}), 1 / rate, 1e-6) << op.name;
+  EXPECT_DOUBLE_EQ(OpTime(copy, g, Precision::kBf16, {}).value(), OpTime(copy, bench, Precision::kBf16, {}).value());
 }
 
 TEST(Workload, Fp8UsesTheMeasuredFp8GemmFraction) {

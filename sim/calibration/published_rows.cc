@@ -1,0 +1,46 @@
+#include "sim/calibration/published_rows.h"
+
+#include <stdexcept>
+#include <tuple>
+
+#include "sim/base/csv.h"
+
+namespace pf {
+
+std::vector<PublishedRow> LoadPublishedRows(const std::string& root) {
+  std::vector<PublishedRow> rows;
+  for (const auto& [pairs, dir, source] : {std::tuple{"stack_rows.csv", "stacks", "finetune_stacks.csv"},
+                                           std::tuple{"recipe_rows.csv", "recipes", "recipes.csv"}}) {
+    const std::string path = root + "/tests/data/" + pairs;
+    for (const CsvRow& r : ReadCsv(path)) {
+      PublishedRow row;
+      row.scenario = r.at("scenario");
+      row.path = root + "/tests/data/" + dir + "/" + row.scenario + ".yaml";
+      row.metric = r.at("metric");
+      row.note = r.at("note");
+      row.source = r.count("file") ? r.at("file") : source;
+      row.line = int(CsvNumber(r, "line", path));
+      row.published = CsvNumber(r, "published", path);
+      row.error_min = CsvNumber(r, "error_min", path);
+      row.error_max = CsvNumber(r, "error_max", path);
+      rows.push_back(row);
+    }
+  }
+  return rows;
+}
+
+double RowFigure(const std::string& metric, const Scenario& s, const Result& r) {
+  if (metric == "gpu_mem_gb") return r.memory.total.value() / 1e9;
+  if (!r.step) throw std::runtime_error(s.name + ": no simulated step for " + metric);
+  if (metric == "step_time_s") return r.step->step_time.value();
+  if (metric == "mfu") return r.step->mfu;
+  const double peak = PeakFlops(s.cluster.node.gpu, s.training.precision).value();
+  // NeMo's model TFLOP/s per GPU.
+  if (metric == "model_tflops_per_gpu") return r.step->mfu * peak / 1e12;
+  // Megatron's "hardware" TFLOP/s: model and recompute FLOPs per GPU-second.
+  if (metric == "hardware_tflops_per_gpu") return r.step->hfu * peak / 1e12;
+  if (metric == "tokens_per_s_per_gpu") return r.step->tokens_per_s / s.cluster.gpus();
+  throw std::runtime_error(s.name + ": unknown metric \"" + metric + "\"");
+}
+
+}  // namespace pf
