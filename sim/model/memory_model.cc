@@ -51,6 +51,14 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, b
   const double width = ElementBytes(t.precision) / 2;
   const double replicated_share = sp ? 1.0 / tp : 1.0;
   if (t.recompute == Recompute::kFull) return width * 2 * sb * h * replicated_share;  // the layer input only
+  if (t.recompute == Recompute::kSelectiveOp) {
+    // The block's input, the matmul outputs the policy keeps and the
+    // attention output (model_math.h OpCheckpointRecomputed).
+    LayerShards shards(tp, sp);
+    if (expert_tp > 0) shards.expert_tp = expert_tp;
+    const auto fwd = LayerOps(m, t, shards, Pass::kForward, t.method != Method::kFull);
+    return width * 2 * (sb * h * replicated_share + OpCheckpointKeptMatmulOutputs(fwd) + sb * m.q_dim() / tp);
+  }
   double replicated = 10 * sb * h * replicated_share;  // 2 norms' inputs, QKV and MLP inputs, 2 dropout masks
   double up = m.ffn_kind == FfnKind::kSwiglu ? 2 * f : f;
   const double q = m.q_dim();
@@ -142,10 +150,13 @@ Bytes ActivationMemory(const Scenario& sc, int stage) {
                                        dense_layers * LayerActivationBytes(dense, t, p.tp, p.sp, p.etp())) / held
                                     : 0;
   double act = per_layer * chunk_layers * in_flight;
-  if (t.recompute == Recompute::kFull) {
+  if (t.recompute == Recompute::kFull || t.recompute == Recompute::kSelectiveOp) {
     TrainingSpec no_recompute = t;
     no_recompute.recompute = Recompute::kNone;
-    act += LayerActivationBytes(m, no_recompute, p.tp, p.sp, p.etp());  // one layer rematerialised
+    // One layer rematerialised (selective_op: what it recomputes of one).
+    act += LayerActivationBytes(m, no_recompute, p.tp, p.sp, p.etp()) -
+           (t.recompute == Recompute::kFull ? 0 : std::min(LayerActivationBytes(m, no_recompute, p.tp, p.sp, p.etp()),
+                                                          LayerActivationBytes(m, t, p.tp, p.sp, p.etp())));
   }
   return Bytes(act);
 }

@@ -206,6 +206,15 @@ StepFlops TrainingStepFlops(const ModelSpec& m, const TrainingSpec& t) {
   double recompute = 0;
   if (t.recompute == Recompute::kFull) recompute = (f.layer_matmul + f.layer_attention) * m.layers;
   if (t.recompute == Recompute::kSelective) recompute = f.layer_attention * m.layers;
+  if (t.recompute == Recompute::kSelectiveOp) {  // the matmul FLOPs of the ones it recomputes
+    const std::vector<Op> fwd = LayerOps(m, t, LayerShards(1), Pass::kForward, t.method != Method::kFull);
+    double all = 0, again = 0;
+    for (const Op& op : fwd)
+      if (op.kind == OpKind::kGemm && op.m > 0) all += op.flops.value();
+    for (const Op& op : OpCheckpointRecomputed(fwd))
+      if (op.kind == OpKind::kGemm) again += op.flops.value();
+    recompute = all > 0 ? f.layer_matmul * m.layers * again / all : 0;
+  }
   // The model learns from the useful tokens; the GPUs also compute the pads
   // of unpacked sequences.
   const double useful = t.tokens_per_step();
@@ -289,6 +298,37 @@ LayerShards ShardsOf(const ParallelSpec& p) {
   x.ep = p.ep;
   x.expert_tp = p.etp();
   return x;
+}
+
+namespace {
+
+// Whether the policy of OpCheckpointRecomputed keeps op `i` of `fwd`.
+std::vector<bool> OpCheckpointKeeps(const std::vector<Op>& fwd) {
+  std::vector<bool> keep(fwd.size(), false);
+  int matmuls = 0;
+  for (size_t i = 0; i < fwd.size(); ++i) {
+    if (fwd[i].kind == OpKind::kAttention) keep[i] = true;
+    if (fwd[i].kind == OpKind::kGemm && fwd[i].m > 0) keep[i] = ++matmuls % 2 == 1;
+  }
+  return keep;
+}
+
+}  // namespace
+
+std::vector<Op> OpCheckpointRecomputed(const std::vector<Op>& fwd) {
+  const std::vector<bool> keep = OpCheckpointKeeps(fwd);
+  std::vector<Op> out;
+  for (size_t i = 0; i < fwd.size(); ++i)
+    if (!keep[i]) out.push_back(fwd[i]);
+  return out;
+}
+
+double OpCheckpointKeptMatmulOutputs(const std::vector<Op>& fwd) {
+  const std::vector<bool> keep = OpCheckpointKeeps(fwd);
+  double elements = 0;
+  for (size_t i = 0; i < fwd.size(); ++i)
+    if (keep[i] && fwd[i].kind == OpKind::kGemm) elements += fwd[i].m * fwd[i].n;
+  return elements;
 }
 
 std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards shards, Pass pass, bool frozen) {

@@ -112,6 +112,18 @@ LayerShards ShardsOf(const ParallelSpec& p);
 // a tensor-parallel group. Backward covers activation gradients, plus
 // weight gradients unless `frozen` (LoRA/QLoRA base weights).
 std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards shards, Pass pass, bool frozen);
+
+// torchtitan's op-level selective activation checkpointing (recompute
+// selective_op; torchtitan/parallelisms/parallelize_llama.py _custom_policy
+// @ 3faaa1a0): a block's forward keeps the outputs of its matmuls (aten.mm)
+// but every second one, and of its attention kernel; the other matmuls and
+// every elementwise op (norms, activation, rotary, residual adds) run again
+// in the backward. `fwd` is one block's forward (LayerOps), in order; a
+// plain GEMM is a kGemm op with a shape (unfused attention's batched
+// matmuls are not aten.mm).
+std::vector<Op> OpCheckpointRecomputed(const std::vector<Op>& fwd);
+// The output elements of the matmuls that policy keeps.
+double OpCheckpointKeptMatmulOutputs(const std::vector<Op>& fwd);
 // The embedding lookup (first stage) and logits + loss (last stage).
 std::vector<Op> EmbeddingOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass pass);
 std::vector<Op> HeadOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass pass, bool frozen);

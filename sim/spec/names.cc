@@ -78,6 +78,7 @@ const NameTable<Precision>& NamesOf(Precision) {
 const NameTable<Recompute>& NamesOf(Recompute) {
   static const NameTable<Recompute> t = {{Recompute::kNone, "none"},
                                          {Recompute::kSelective, "selective"},
+                                         {Recompute::kSelectiveOp, "selective_op"},
                                          {Recompute::kFull, "full"}};
   return t;
 }

@@ -15,7 +15,10 @@ enum class Method { kFull, kLora, kQlora };
 // and Adam moments); tf32 and fp32 keep everything in fp32 (tf32 runs the
 // GEMMs on tensor cores, fp32 on CUDA cores: P40, V100 without AMP).
 enum class Precision { kBf16, kFp16, kFp8, kTf32, kFp32 };
-enum class Recompute { kNone, kSelective, kFull };
+// Activation recompute: none; selective (Korthikanti et al. 2022: the
+// attention core); selective_op (torchtitan's op-level policy,
+// model_math.h OpCheckpointRecomputed); full (the whole block).
+enum class Recompute { kNone, kSelective, kSelectiveOp, kFull };
 // The attention kernel: FlashAttention-2 (the flash-attn 2 package,
 // PyTorch SDPA's flash backend), cuDNN's fused attention (Transformer
 // Engine's choice on Hopper and later), FlashAttention-3 (Hopper only), or

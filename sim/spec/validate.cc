@@ -427,6 +427,11 @@ Check TrainingStack(const Scenario& s) {
                                     "Unsloth); accepted: gpus_per_node 1 on 1 node, or stack hf / llama-factory"};
   if (t.method == Method::kFull && t.lora_targets != kAllLoraTargets)
     return SpecError{"training.lora_targets", "given, but training.method is full (every weight trains)"};
+  if (t.recompute == Recompute::kSelectiveOp && t.stack != Stack::kFsdp)
+    return SpecError{"training.recompute", "\"selective_op\" (torchtitan's op-level selective checkpointing) with stack \"" +
+                                               std::string(ToString(t.stack)) +
+                                               "\", which has no such policy; accepted here: none, selective, full, "
+                                               "or stack fsdp"};
   return {};
 }
 

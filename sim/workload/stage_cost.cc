@@ -26,7 +26,8 @@ Work Measure(const std::vector<Op>& ops, const Scenario& s, Pass pass = Pass::kF
 }
 
 // One layer's backward, with the forward work recompute repeats in it:
-// the whole layer (full) or the attention core (selective).
+// the whole layer (full), the attention core (selective) or what
+// torchtitan's op-level policy does not keep (selective_op).
 Work LayerBackward(const Scenario& s, const ModelSpec& m, const std::vector<Op>& fwd_ops, Work fwd, bool frozen) {
   const TrainingSpec& t = s.training;
   Work bwd = Measure(LayerOps(m, t, ShardsOf(s.parallel), Pass::kBackward, frozen), s, Pass::kBackward);
@@ -39,6 +40,7 @@ Work LayerBackward(const Scenario& s, const ModelSpec& m, const std::vector<Op>&
         attention.push_back(op);
     return bwd + Measure(attention, s);
   }
+  if (t.recompute == Recompute::kSelectiveOp) return bwd + Measure(OpCheckpointRecomputed(fwd_ops), s);
   return bwd;
 }
 
@@ -58,7 +60,13 @@ void TensorParallelCounts(const Scenario& s, bool first, bool last, StageCost& c
   const int per_stage = moe.enabled() && s.parallel.etp() == 1 && moe.shared_experts == 0 ? sparse + 2 * c.dense_layers
                                                                                          : 2 * c.layers;
   c.tp_fwd = per_stage + (first ? 1 : 0);
-  c.tp_bwd = per_stage + (s.training.recompute == Recompute::kFull ? per_stage : 0) + (last ? 1 : 0);
+  // Recompute repeats the forward's collectives; torchtitan's op-level
+  // policy keeps reduce-scatter outputs (_save_list), so under sequence
+  // parallelism it repeats the all-gather half of each pair.
+  int again = 0;
+  if (s.training.recompute == Recompute::kFull) again = per_stage;
+  if (s.training.recompute == Recompute::kSelectiveOp) again = s.parallel.sp ? (per_stage + 1) / 2 : per_stage;
+  c.tp_bwd = per_stage + again + (last ? 1 : 0);
 }
 
 // A mixture of experts over ep > 1 ranks (Megatron-Core's all-to-all token
@@ -70,7 +78,9 @@ void ExpertCounts(const Scenario& s, StageCost& c) {
   if (!s.model.moe.enabled() || p.ep <= 1) return;
   const int sparse = c.layers - c.dense_layers;
   c.ep_fwd = 2 * sparse;
-  c.ep_bwd = 2 * sparse + (s.training.recompute == Recompute::kFull ? 2 * sparse : 0);
+  // The token all-to-alls are not among what torchtitan's op-level policy keeps.
+  const bool repeats = s.training.recompute == Recompute::kFull || s.training.recompute == Recompute::kSelectiveOp;
+  c.ep_bwd = 2 * sparse + (repeats ? 2 * sparse : 0);
   c.ep_bytes = DispatchBytes(s.model, s.training, p);
 }
 

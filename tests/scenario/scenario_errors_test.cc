@@ -195,6 +195,10 @@ std::vector<Case> Cases() {
       {"ExpertTpNotDividingTp", {{"llama2-70b", "mixtral-8x7b"}, {"method: lora", "method: full"}, {"tp: 8", "tp: 4"},
                                  {"  dp: 1\n", "  dp: 2\n  sp: true\n  ep: 2\n  expert_tp: 3\n"}},
        12, 14, "parallel.expert_tp", "3", "does not divide tp (4); accepted: 1 or a divisor of tp"},
+      {"OpCheckpointOffTorchtitansStack", {{"  recompute: full\n", "  recompute: selective_op\n"}},
+       17, 14, "training.recompute", "\"selective_op\"",
+       "(torchtitan's op-level selective checkpointing) with stack \"megatron\", which has no such policy; "
+       "accepted here: none, selective, full, or stack fsdp"},
       {"Flash3OffHopper", {{"  tokens: 500M\n", "  tokens: 500M\n  attention: flash3\n"}},
        19, 14, "training.attention", "\"flash3\"", "runs on Hopper GPUs only (H100, H800, H200, H20), not on A800-SXM4-80GB; accepted here: flash, cudnn, unfused"},
       {"AttentionMisspelt", {{"  tokens: 500M\n", "  tokens: 500M\n  attention: cudnnn\n"}},

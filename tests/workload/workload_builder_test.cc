@@ -6,6 +6,7 @@
 #include "sim/model/compute_model.h"
 #include "sim/engine/engine.h"
 #include "sim/base/error.h"
+#include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
 #include "sim/scenario/catalog.h"
 #include "sim/scenario/scenario_loader.h"
@@ -299,6 +300,50 @@ TEST(Workload, TrainingRateSlowsClockBoundKernelsOnly) {
   for (const Op& op : {gemm, attention})
     EXPECT_NEAR(OpTime(op, g, Precision::kBf16, {}) / OpTime(op, bench, Precision::kBf16, {}), 1 / rate, 1e-6) << op.name;
   EXPECT_DOUBLE_EQ(OpTime(copy, g, Precision::kBf16, {}).value(), OpTime(copy, bench, Precision::kBf16, {}).value());
+}
+
+// torchtitan's op-level policy (model_math.h OpCheckpointRecomputed): the
+// second and fourth of a fused block's four matmuls (the attention output
+// and MLP down projections) and every elementwise op run again; the
+// attention kernel and the other matmuls are kept. It costs more than
+// selective and less than full recompute, and keeps activations between.
+TEST(Workload, OpLevelCheckpointRecomputesEverySecondMatmul) {
+  const std::string file = kRoot + "/tests/data/recipes/tt_llama3_8b_64xA100.yaml";
+  const Scenario s = LoadScenario(file);
+  ASSERT_EQ(s.training.recompute, Recompute::kSelectiveOp);
+  const auto fwd = LayerOps(s.model, s.training, 1, Pass::kForward, false);
+  std::vector<std::string> matmuls, again;
+  int elementwise = 0, attention = 0;
+  for (const Op& op : fwd) {
+    if (op.kind == OpKind::kGemm && op.m > 0) matmuls.push_back(op.name);
+    if (op.kind == OpKind::kMemory) ++elementwise;
+  }
+  for (const Op& op : OpCheckpointRecomputed(fwd)) {
+    if (op.kind == OpKind::kGemm) again.push_back(op.name);
+    if (op.kind == OpKind::kAttention) ++attention;
+    if (op.kind == OpKind::kMemory) --elementwise;
+  }
+  ASSERT_GE(matmuls.size(), 4u);
+  std::vector<std::string> every_second;
+  for (size_t i = 1; i < matmuls.size(); i += 2) every_second.push_back(matmuls[i]);
+  EXPECT_EQ(again, every_second);
+  EXPECT_EQ(attention, 0);
+  EXPECT_EQ(elementwise, 0);  // all of them again
+  auto run = [&](const char* recompute) {
+    const Scenario c = LoadScenario(file, {std::string("training.recompute=") + recompute});
+    double bwd = 0;
+    const preflight::Workload w = BuildWorkload(c);
+    for (const auto& t : w.tasks())
+      if (t.name() == "bwd") bwd += t.compute().duration_s();
+    return std::pair{bwd, EstimateMemory(c).activations.value()};
+  };
+  const auto [sel_t, sel_m] = run("selective");
+  const auto [op_t, op_m] = run("selective_op");
+  const auto [full_t, full_m] = run("full");
+  EXPECT_GT(op_t, sel_t);
+  EXPECT_LT(op_t, full_t);
+  EXPECT_LT(op_m, sel_m);
+  EXPECT_GT(op_m, full_m);
 }
 
 TEST(Workload, Fp8UsesTheMeasuredFp8GemmFraction) {
