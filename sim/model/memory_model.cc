@@ -154,9 +154,9 @@ Bytes ActivationMemory(const Scenario& sc, int stage) {
     TrainingSpec no_recompute = t;
     no_recompute.recompute = Recompute::kNone;
     // One layer rematerialised (selective_op: what it recomputes of one).
-    act += LayerActivationBytes(m, no_recompute, p.tp, p.sp, p.etp()) -
-           (t.recompute == Recompute::kFull ? 0 : std::min(LayerActivationBytes(m, no_recompute, p.tp, p.sp, p.etp()),
-                                                          LayerActivationBytes(m, t, p.tp, p.sp, p.etp())));
+    const double whole = LayerActivationBytes(m, no_recompute, p.tp, p.sp, p.etp());
+    act += t.recompute == Recompute::kFull ? whole
+                                           : std::max(0.0, whole - LayerActivationBytes(m, t, p.tp, p.sp, p.etp()));
   }
   return Bytes(act);
 }

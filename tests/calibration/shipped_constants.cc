@@ -4,30 +4,22 @@
 // the rows' log errors at three points (StepPoints); each point is its own
 // ctest case (calibration_residuals_*, run in parallel as ctest fixtures)
 // writing to $PREFLIGHT_CALIBRATION_DIR, and calibration_fit combines them.
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
+#include <cmath>
+#include <iostream>
 
 #include <gtest/gtest.h>
 
 #include "sim/calibration/fit.h"
+#include "tests/calibration/point_files.h"
 
 namespace pf {
 namespace {
 
-std::string PointFile(int k) {
-  const char* dir = std::getenv("PREFLIGHT_CALIBRATION_DIR");
-  return std::string(dir ? dir : ".") + "/point_" + std::to_string(k) + ".txt";
-}
+std::string PointFile(int k) { return testing_points::PointFile("point", k); }
 
 void EvaluatePoint(int k) {
-  std::remove(PointFile(k).c_str());
   const auto rows = LoadReferenceRows(PREFLIGHT_SOURCE_DIR);
-  const Eigen::VectorXd r = Residuals(rows, StepPoints(Calibration{})[k]);
-  std::ofstream out(PointFile(k));
-  out.precision(17);
-  for (int i = 0; i < r.size(); ++i) out << r[i] << "\n";
-  ASSERT_TRUE(out.good()) << PointFile(k);
+  testing_points::WritePoint(PointFile(k), Residuals(rows, StepPoints(Calibration{})[k]));
 }
 
 TEST(CalibrationPoint, Shipped) { EvaluatePoint(0); }
@@ -37,11 +29,8 @@ TEST(CalibrationPoint, ShareStep) { EvaluatePoint(2); }
 TEST(Calibration, ShippedConstantsAreTheFitToThreeDecimals) {
   std::vector<Eigen::VectorXd> res;
   for (int k = 0; k < 3; ++k) {
-    std::ifstream in(PointFile(k));
-    std::vector<double> v;
-    for (double x; in >> x;) v.push_back(x);
-    ASSERT_EQ(v.size(), LoadReferenceRows(PREFLIGHT_SOURCE_DIR).size()) << PointFile(k);
-    res.push_back(Eigen::Map<Eigen::VectorXd>(v.data(), v.size()));
+    res.push_back(testing_points::ReadPoint(PointFile(k)));
+    ASSERT_EQ(size_t(res.back().size()), LoadReferenceRows(PREFLIGHT_SOURCE_DIR).size()) << PointFile(k);
   }
   const Eigen::Vector2d d = GaussNewtonStep(res[0], Jacobian(res));
   const Eigen::Vector2d fitted = ToVector(Calibration{}) + d;
