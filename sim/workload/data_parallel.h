@@ -54,6 +54,8 @@ class DataParallelEmitter {
   // The ZeRO-1/2 parameter all-gather after every worker's optimizer
   // (nothing when it overlaps the next step's forward).
   void Finish(const std::vector<int>& optimizers);
+  // The stage's gradient reduction after the flush (kNoTask if none).
+  int LateReduce() const { return late_reduce_; }
 
  private:
   preflight::CollectiveKind DpKind() const;  // reduce-scatter under ZeRO, else all-reduce

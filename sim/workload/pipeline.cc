@@ -1,6 +1,7 @@
 #include "sim/workload/pipeline.h"
 
 #include "sim/model/model_math.h"
+#include "sim/model/stack.h"
 #include "sim/workload/data_parallel.h"
 #include "sim/workload/rank_layout.h"
 
@@ -25,7 +26,14 @@ void EmitPipelineSends(TaskGraph& g, const Scenario& s, int micro_batches, Bytes
 void EmitTiedEmbeddingSync(TaskGraph& g, const Scenario& s, const PipelineLinks& links) {
   const ParallelSpec& p = s.parallel;
   if (!TiedEmbeddingCopies(s.model, p) || s.training.method != Method::kFull) return;
-  const Bytes bytes(double(s.model.vocab) * s.model.hidden / p.tp * ElementBytes(s.training.precision));
+  // The gradient as the stack keeps it: Megatron's main_grad (fp32 when it
+  // accumulates in fp32, stack.h GradientBytes), or under DeepSpeed's
+  // PipelineEngine the BF16_Optimizer's fp32 copy (`weight._hp_grad if
+  // self.bfloat16_enabled()`, runtime/pipe/engine.py _exec_reduce_tied_grads
+  // @ v0.6.5, as on master).
+  const bool flush = ReducesAfterFlush(s);
+  const double element = flush ? FlushReduceBytes(s) : GradientBytes(s.training);
+  const Bytes bytes(double(s.model.vocab) * s.model.hidden / p.tp * element);
   const int last = p.pp - 1;
   for (int d = 0; d < p.dp; ++d) {
     int x = g.Collective("embedding_grad_sync", preflight::DP_COMM, preflight::ALL_REDUCE,
@@ -34,6 +42,11 @@ void EmitTiedEmbeddingSync(TaskGraph& g, const Scenario& s, const PipelineLinks&
     g.Dep(x, links.stage_end[last][d]);
     g.Dep(links.stage_opt[0][d], x);
     g.Dep(links.stage_opt[last][d], x);
+    // The PipelineEngine's ReduceTiedGrads instruction runs before its
+    // ReduceGrads (runtime/pipe/schedule.py TrainSchedule), each a
+    // blocking all-reduce on the stage's stream.
+    if (flush)
+      for (int stage : {0, last}) g.Dep(links.flush_reduce[stage], x);
   }
 }
 

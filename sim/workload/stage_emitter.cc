@@ -15,6 +15,7 @@ PipelineLinks::PipelineLinks(const ParallelSpec& p, int micro_batches) {
     per_vstage->assign(vstages, std::vector<std::vector<int>>(p.dp, std::vector<int>(micro_batches, kNoTask)));
   stage_end.assign(p.pp, std::vector<int>(p.dp, kNoTask));
   stage_opt = stage_end;
+  flush_reduce.assign(p.pp, kNoTask);
 }
 
 namespace {
@@ -130,6 +131,7 @@ void EmitStage(TaskGraph& g, const Scenario& s, int stage, int micro_batches, By
   for (int d = 0; d < p.dp; ++d)
     optimizers.push_back(Worker(g, s, stage, d, chunks, dp, ep, cp, hidden, links).Run(micro_batches));
   dp.Finish(optimizers);
+  links.flush_reduce[stage] = dp.LateReduce();
 }
 
 }  // namespace pf

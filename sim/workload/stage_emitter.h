@@ -22,6 +22,9 @@ struct PipelineLinks {
   // copy on the GPU's compute stream waits for.
   PerMicroBatch before_fwd;
   std::vector<std::vector<int>> stage_end, stage_opt;  // [stage][dp]
+  // Per stage: its DP gradient reduction after the pipeline flush, when it
+  // has one (DeepSpeed's PipelineEngine, dp_overlap false), else kNoTask.
+  std::vector<int> flush_reduce;
   PipelineLinks(const ParallelSpec& p, int micro_batches);
 };
 

@@ -3,6 +3,8 @@
 // fp8 efficiency, TP collective counts).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "sim/model/compute_model.h"
 #include "sim/engine/engine.h"
 #include "sim/base/error.h"
@@ -461,6 +463,21 @@ TEST(Workload, DeepSpeedPipelineAllReducesFp32GradientsAfterTheFlush) {
       EXPECT_EQ(t.collective().kind(), preflight::ALL_REDUCE);
       EXPECT_DOUBLE_EQ(t.collective().size_bytes(), 4 * c.params);
     }
+  // The tied embedding's gradient: the BF16_Optimizer's fp32 copy, all-reduced
+  // by ReduceTiedGrads before ReduceGrads (pipeline.cc).
+  const double embedding = double(ds.model.vocab) * ds.model.hidden / ds.parallel.tp;
+  std::vector<int> syncs;
+  for (int i = 0; i < w.tasks_size(); ++i)
+    if (w.tasks(i).name() == "embedding_grad_sync") {
+      EXPECT_DOUBLE_EQ(w.tasks(i).collective().size_bytes(), 4 * embedding);
+      syncs.push_back(i);
+    }
+  ASSERT_EQ(syncs.size(), size_t(ds.parallel.dp));
+  int flush_waits = 0;
+  for (const auto& t : w.tasks())
+    if (t.name() == "dp_grad_all_reduce_after_flush")
+      for (uint32_t d : t.deps()) flush_waits += std::count(syncs.begin(), syncs.end(), int(d));
+  EXPECT_EQ(flush_waits, 2 * ds.parallel.dp);  // both stages wait for every DP rank's sync
   // Megatron on the same layout reduces bucket by bucket in the last backward.
   std::vector<std::string> megatron = sets;
   megatron.back() = "training.stack=megatron";
