@@ -127,7 +127,7 @@ TEST(ReferenceData, LinkEfficienciesAreTheMeasuredFractions) {
   }
   std::vector<double> busbw;
   for (const CsvRow& r : ReadCsv(misc)) busbw.push_back(CsvNumber(r, "busbw_gbps", misc));
-  ASSERT_EQ(busbw.size(), 3u);
+  ASSERT_EQ(busbw.size(), 4u);
   // NVLink: 8x A100 at 8 GiB (300 GB/s per direction) and 8x H100 ring (450).
   const double a100 = curves.at("8x A100-SXM4-80GB (Azure ND A100 v4)").rbegin()->second /
                       (nvlink_bidir.at("A100-SXM4-80GB") / 2);
