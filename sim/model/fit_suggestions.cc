@@ -26,7 +26,9 @@ void RecipeChanges(const Scenario& s, std::vector<Candidate>& out) {
   for (int z = p.zero + 1; z <= (p.pp > 1 ? 1 : 3); ++z) {
     Scenario c = s;
     c.parallel.zero = z;
-    out.push_back({"ZeRO stage " + Str(z), {"parallel.zero=" + Str(z)}, c});
+    std::vector<std::string> flags = DropSwitchesOfOtherLayouts(c.parallel);
+    flags.insert(flags.begin(), "parallel.zero=" + Str(z));
+    out.push_back({"ZeRO stage " + Str(z), flags, c});
   }
   if (t.method == Method::kFull) {
     Scenario c = s;

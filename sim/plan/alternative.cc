@@ -58,7 +58,7 @@ std::optional<Alternative> FindAlternative(const Scenario& s, Seconds step) {
   best.layout = LayoutName(p, c.training.micro_batch, c.training.recompute);
   best.step = r.step->step_time;
   best.speedup = step.value() / best.step.value();
-  best.overrides = LayoutOverrides(p, c.training.micro_batch, c.training.recompute);
+  best.overrides = LayoutOverrides(s.parallel, p, c.training.micro_batch, c.training.recompute);
   if (c.training.stack != s.training.stack) {
     best.layout += std::string(" on stack ") + ToString(c.training.stack);
     best.overrides.push_back(std::string("training.stack=") + ToString(c.training.stack));

@@ -25,12 +25,14 @@ void Layouts(const Scenario& base, int nodes, int own_micro_batch, std::vector<S
       for (int zero : {0, 1, 2, 3})
         for (int mb : MicroBatches(own_micro_batch))
           for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-            if (tp > base.cluster.node.gpus_per_node || gpus % (tp * pp) != 0) continue;
+            const int cp = base.parallel.cp;  // kept: the sequence's split is the scenario's
+            if (tp > base.cluster.node.gpus_per_node || gpus % (tp * pp * cp) != 0) continue;
             if (zero > 0 && gpus / (tp * pp) == 1) continue;  // ZeRO shards nothing over one replica
             Scenario s = base;
             s.cluster.nodes = nodes;
             s.parallel.tp = tp, s.parallel.pp = pp, s.parallel.vp = 1, s.parallel.zero = zero;
-            s.parallel.dp = gpus / (tp * pp), s.parallel.dp_auto = false;
+            s.parallel.dp = gpus / (tp * pp * cp), s.parallel.dp_auto = false;
+            DropSwitchesOfOtherLayouts(s.parallel);
             if (pp != base.parallel.pp) s.parallel.stage_layers.clear();  // the default split
             s.training.micro_batch = mb;
             s.training.recompute = rc;
@@ -42,14 +44,19 @@ std::string LayoutName(const ParallelSpec& p, int micro_batch, Recompute recompu
   return fmt::format("TP{} PP{} DP{} ZeRO-{} mb{} {}", p.tp, p.pp, p.dp, p.zero, micro_batch, ToString(recompute));
 }
 
-std::vector<std::string> LayoutOverrides(const ParallelSpec& p, int micro_batch, Recompute recompute) {
-  return {fmt::format("parallel.tp={}", p.tp),
-          fmt::format("parallel.pp={}", p.pp),
-          "parallel.vp=1",
-          fmt::format("parallel.dp={}", p.dp),
-          fmt::format("parallel.zero={}", p.zero),
-          fmt::format("training.micro_batch={}", micro_batch),
-          std::string("training.recompute=") + ToString(recompute)};
+std::vector<std::string> LayoutOverrides(const ParallelSpec& base, const ParallelSpec& p, int micro_batch,
+                                         Recompute recompute) {
+  std::vector<std::string> out = {fmt::format("parallel.tp={}", p.tp),
+                                  fmt::format("parallel.pp={}", p.pp),
+                                  "parallel.vp=1",
+                                  fmt::format("parallel.dp={}", p.dp),
+                                  fmt::format("parallel.zero={}", p.zero),
+                                  fmt::format("training.micro_batch={}", micro_batch),
+                                  std::string("training.recompute=") + ToString(recompute)};
+  ParallelSpec switches = base;
+  switches.tp = p.tp, switches.zero = p.zero;
+  for (std::string& f : DropSwitchesOfOtherLayouts(switches)) out.push_back(std::move(f));
+  return out;
 }
 
 }  // namespace pf

@@ -42,7 +42,7 @@ std::string Days(double seconds) {
 // than the scenario's, priced by that node's cheapest on-demand offer.
 std::vector<std::string> Overrides(const Candidate& c, const Scenario& scenario) {
   std::vector<std::string> out = {"cluster.node=" + c.node, fmt::format("cluster.nodes={}", c.nodes)};
-  for (std::string& f : LayoutOverrides(c.parallel, c.micro_batch, c.recompute)) out.push_back(std::move(f));
+  for (std::string& f : LayoutOverrides(scenario.parallel, c.parallel, c.micro_batch, c.recompute)) out.push_back(std::move(f));
   if (c.node != scenario.cluster.node.name && scenario.price.enabled)
     out.push_back("price={offer: " + NodePrices().at(c.node).offer + "}");
   return out;

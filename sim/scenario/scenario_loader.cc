@@ -154,12 +154,11 @@ ParallelSpec ParseParallel(const YamlView& par) {
   p.zero = par.Has("zero") ? par.Get("zero").Int(0, 3) : 0;
   if (par.Has("sp")) p.sp = par.Get("sp").Bool();
   if (par.Has("tp_overlap")) p.tp_overlap = par.Get("tp_overlap").Bool();
-  if (par.Has("distributed_optimizer") && (p.distributed_optimizer = par.Get("distributed_optimizer").Bool())) {
-    if (par.Has("zero") && p.zero != 1)
-      par.Get("distributed_optimizer").Fail("true is ZeRO stage 1, the optimizer states sharded over the DP ranks; it "
-                                            "cannot be combined with zero: " + std::to_string(p.zero) + " (drop one of the two)");
+  // Megatron's distributed optimizer is ZeRO stage 1; with another zero
+  // given, Validate refuses the pair.
+  if (par.Has("distributed_optimizer") && (p.distributed_optimizer = par.Get("distributed_optimizer").Bool()) &&
+      !par.Has("zero"))
     p.zero = 1;
-  }
   if (par.Has("hsdp")) p.hsdp = static_cast<int>(par.Get("hsdp").Int(1, 1 << 24));
   if (par.Has("param_gather_overlap")) p.param_gather_overlap = par.Get("param_gather_overlap").Bool();
   if (par.Has("dp_overlap")) p.dp_overlap = par.Get("dp_overlap").Bool();

@@ -110,6 +110,20 @@ int MaxLayersOfStage(const ModelSpec& m, const ParallelSpec& p) {
   return most;
 }
 
+std::vector<std::string> DropSwitchesOfOtherLayouts(ParallelSpec& p) {
+  std::vector<std::string> flags;
+  auto drop = [&flags](bool& on, bool applies, const char* key) {
+    if (!on || applies) return;
+    on = false;
+    flags.push_back(std::string("parallel.") + key + "=false");
+  };
+  drop(p.distributed_optimizer, p.zero == 1, "distributed_optimizer");
+  drop(p.param_gather_overlap, p.zero == 1 || p.zero == 2, "param_gather_overlap");
+  drop(p.tp_overlap, p.tp > 1, "tp_overlap");
+  drop(p.sp, p.tp > 1, "sp");
+  return flags;
+}
+
 Scenario ContextRankView(const Scenario& s) {
   Scenario v = s;
   const int cp = std::max(1, s.parallel.cp);

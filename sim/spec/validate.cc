@@ -241,6 +241,10 @@ Check Sharding(const ParallelSpec& p, Stack stack) {
   if (p.hsdp > 0 && p.dp % p.hsdp != 0)
     return SpecError{"parallel.hsdp", Str(p.hsdp) + " does not divide the DP ranks (dp = " + Str(p.dp) +
                                           "); accepted: a divisor of dp, such as the GPUs of a node"};
+  if (p.distributed_optimizer && p.zero != 1)
+    return SpecError{"parallel.distributed_optimizer",
+                     "true is ZeRO stage 1, the optimizer states sharded over the DP ranks; it cannot be combined "
+                     "with zero: " + Str(p.zero) + " (drop one of the two)"};
   if (p.param_gather_overlap && p.zero != 1 && p.zero != 2)
     return SpecError{"parallel.param_gather_overlap",
                      "true needs optimizer states sharded over the DP ranks (zero: 1 or 2, or distributed_optimizer: "

@@ -28,6 +28,11 @@ const std::vector<std::vector<std::string>> kVariants = {
     {"training.method=full", "parallel.zero=1", "parallel.vp=2"},
     {"training.method=full", "training.micro_batch=4", "parallel.vp=3"},
     {"parallel.tp=4", "parallel.pp=2", "parallel.vp=2"},
+    // Megatron's distributed optimizer is ZeRO 1: the suggestions of ZeRO
+    // 2 and 3 once gave parallel.zero alone, which such a file refuses.
+    {"training.method=full", "parallel.zero=1", "parallel.distributed_optimizer=true"},
+    {"training.method=full", "parallel.zero=1", "parallel.distributed_optimizer=true",
+     "parallel.param_gather_overlap=true"},
     // Doubling pp to 4 would leave 6 micro-batches, not a multiple of pp:
     // the suggestion once printed here was refused by the loader.
     {"parallel.tp=4", "parallel.pp=2", "parallel.vp=2", "training.global_batch=6"},
