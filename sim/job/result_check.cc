@@ -39,7 +39,9 @@ void CheckMemory(const Result& r) {
   for (auto [name, b] : {std::pair<const char*, Bytes>{"memory.weights", m.weights},
                          {"memory.gradients", m.gradients}, {"memory.optimizer", m.optimizer},
                          {"memory.activations", m.activations}, {"memory.logits", m.logits},
-                         {"memory.zero_buffers", m.zero_buffers}, {"memory.framework", m.framework},
+                         {"memory.zero_buffers", m.zero_buffers}, {"memory.cuda_context", m.cuda_context},
+                         {"memory.nccl_buffers", m.nccl_buffers}, {"memory.allocator_reserve", m.allocator_reserve},
+                         {"memory.framework", m.framework},
                          {"memory.total", m.total}})
     AtLeastZero(name, b.value());
   Positive("memory.capacity", m.capacity.value());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/model/framework_memory.h"
 #include "sim/model/model_math.h"
 #include "sim/model/moe.h"
 #include "sim/model/stack.h"
@@ -25,12 +26,6 @@ constexpr double kNf4Bytes = 4.127 / 8;
 // Hugging Face DeepSpeed guide configures it (transformers
 // docs/source/en/deepspeed.md, ZeRO-2 and ZeRO-3 examples).
 constexpr double kOffloadBucketElements = 5e8;
-// CUDA context + cuBLAS workspace + NCCL buffers: ~1 GiB seen per process in
-// PyTorch jobs (assumption; nvidia-smi of an idle torch+NCCL process).
-constexpr double kFrameworkFixedBytes = 1.0 * kGiB;
-// Caching-allocator fragmentation reserve on top of live tensors
-// (assumption: 5%; PyTorch reports reserved-vs-allocated gaps of 3-10%).
-constexpr double kFragmentation = 0.05;
 
 }  // namespace
 
@@ -161,6 +156,17 @@ Bytes ActivationMemory(const Scenario& sc, int stage) {
   return Bytes(act);
 }
 
+// The terms beyond the tensors of `r` (framework_memory.h) and the total.
+void AddFrameworkMemory(const Scenario& sc, MemoryBreakdown& r) {
+  const Bytes live = r.weights + r.gradients + r.optimizer + r.activations + r.logits + r.zero_buffers;
+  const FrameworkMemory f = EstimateFrameworkMemory(sc, live);
+  r.cuda_context = f.cuda_context;
+  r.nccl_buffers = f.nccl_buffers;
+  r.allocator_reserve = f.allocator_reserve;
+  r.framework = f.total();
+  r.total = live + r.framework;
+}
+
 // A vision model, data-parallel: the same states per parameter; the
 // activations its kernels keep for backward (model/vision.h) for one
 // micro-batch; under ZeRO-3 the whole model gathered at once (its layers
@@ -176,9 +182,7 @@ MemoryBreakdown VisionMemory(const Scenario& sc) {
   r.optimizer = Bytes(c.params * OptimizerBytes(t.precision) / (p.zero >= 1 ? dp : 1));
   r.activations = Bytes(c.activation_elements * e * t.micro_batch);
   if (p.zero >= 3 && p.dp > 1) r.zero_buffers = Bytes(c.params * e);
-  const double live = (r.weights + r.gradients + r.optimizer + r.activations + r.zero_buffers).value();
-  r.framework = Bytes(kFrameworkFixedBytes + kFragmentation * live);
-  r.total = Bytes(live) + r.framework;
+  AddFrameworkMemory(sc, r);
   r.capacity = sc.cluster.node.gpu.memory;
   r.fits = r.total <= r.capacity;
   return r;
@@ -211,10 +215,7 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
       r.zero_buffers = Bytes(CountParams(m).per_layer / p.tp * (2 * w + g));
     }
   }
-  double live = (r.weights + r.gradients + r.optimizer + r.activations + r.logits +
-                 r.zero_buffers).value();
-  r.framework = Bytes(kFrameworkFixedBytes + kFragmentation * live);
-  r.total = Bytes(live) + r.framework;
+  AddFrameworkMemory(sc, r);
   r.capacity = sc.cluster.node.gpu.memory;
   r.fits = r.total <= r.capacity;
   return r;

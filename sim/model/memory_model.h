@@ -2,7 +2,8 @@
 // states by method, precision and ZeRO stage; activations by recompute
 // policy (Korthikanti et al. 2022, "Reducing Activation Recomputation in
 // Large Transformer Models", Table 2) times the micro-batches a 1F1B stage
-// keeps in flight; framework overhead. Plain arithmetic, no SimGrid.
+// keeps in flight; the CUDA context, NCCL's buffers and the caching
+// allocator's reserve (framework_memory.h). Plain arithmetic, no SimGrid.
 #pragma once
 
 #include <string>
@@ -21,7 +22,12 @@ struct MemoryBreakdown {
   Bytes activations;      // saved for backward, all in-flight micro-batches
   Bytes logits;           // last stage: logits + fp32 loss buffers
   Bytes zero_buffers;     // ZeRO-3: gathered layers in flight
-  Bytes framework;        // CUDA context, workspaces, NCCL, fragmentation
+  // Beyond the tensors (model/framework_memory.h): the three terms and
+  // their sum.
+  Bytes cuda_context;       // CUDA context with its kernels, cuBLAS workspace
+  Bytes nccl_buffers;       // NCCL's connection buffers, every communicator
+  Bytes allocator_reserve;  // the caching allocator's blocks beyond live tensors
+  Bytes framework;
   Bytes total;
   Bytes capacity;         // the GPU's memory
   bool fits = false;

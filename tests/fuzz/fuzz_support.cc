@@ -104,7 +104,7 @@ void CheckMemory(const MemoryBreakdown& m) {
   const std::pair<const char*, Bytes> parts[] = {
       {"weights", m.weights},         {"gradients", m.gradients}, {"optimizer", m.optimizer},
       {"activations", m.activations}, {"logits", m.logits},       {"zero_buffers", m.zero_buffers},
-      {"framework", m.framework}};
+      {"cuda_context", m.cuda_context}, {"nccl_buffers", m.nccl_buffers}, {"allocator_reserve", m.allocator_reserve}};
   double sum = 0;
   for (const auto& [name, b] : parts) {
     InRange(std::string("memory.") + name, b.value(), 0);
@@ -112,6 +112,8 @@ void CheckMemory(const MemoryBreakdown& m) {
   }
   InRange("memory.total", m.total.value(), 0);
   InRange("memory.capacity", m.capacity.value(), 1);
+  if (!Close(m.framework.value(), (m.cuda_context + m.nccl_buffers + m.allocator_reserve).value()))
+    Finding("memory.framework is " + Num(m.framework.value()) + ", not the sum of its three terms");
   if (!Close(sum, m.total.value()))
     Finding("memory.total is " + Num(m.total.value()) + " but its parts add up to " + Num(sum));
   if (m.fits != (m.total <= m.capacity))

@@ -172,9 +172,16 @@ TEST(Memory, FullTrainingStatesAre16BytesPerParameterOr18WithFp32Gradients) {
   const double P = CountParams(s70.model).total(s70.model.layers);
   const double want = 18 * P / (s70.parallel.tp * s70.parallel.pp);
   EXPECT_NEAR(States(EstimateMemory(s70)), want, 0.01 * want);
-  // The framework reserve: 1 GiB + 5% of live tensors.
+  // Beyond the tensors: the CUDA context (400 MB + cuBLAS's 9.1 MiB), the
+  // TP8 communicator's ring and tree buffers on the A800's 8 NVLinks (16
+  // channels x 2 x 12 MiB), the allocator's 5% of live tensors.
   const MemoryBreakdown m = EstimateMemory(s70);
-  EXPECT_NEAR(m.framework.value(), kGiB + 0.05 * (m.total - m.framework).value(), 1.0);
+  ASSERT_EQ(s70.parallel.tp, 8);
+  ASSERT_EQ(s70.parallel.dp * s70.parallel.pp, 1);
+  EXPECT_NEAR(m.cuda_context.value(), 400e6 + 4096 * 1024 * 2 + 16 * 1024 * 8 + kMiB, 1.0);
+  EXPECT_NEAR(m.nccl_buffers.value(), 16 * 2 * 12 * kMiB, 1.0);
+  EXPECT_NEAR(m.allocator_reserve.value(), 0.05 * (m.total - m.framework).value(), 1.0);
+  EXPECT_NEAR(m.framework.value(), (m.cuda_context + m.nccl_buffers + m.allocator_reserve).value(), 1.0);
 }
 
 TEST(Memory, PipelineStagesHoldInFlightActivations) {

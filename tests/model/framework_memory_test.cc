@@ -1,0 +1,94 @@
+// The memory beyond the tensors (model/framework_memory.h): NCCL's buffers
+// counted communicator by communicator, checked by hand against the
+// channels x connections x 12 MiB of NCCL 2.21's source, and against the
+// per-communicator memory measured on 4x A100 (NVIDIA/nccl#964).
+#include <gtest/gtest.h>
+
+#include "sim/model/framework_memory.h"
+#include "sim/model/memory_model.h"
+#include "sim/scenario/scenario_loader.h"
+#include "tests/test_util.h"
+
+namespace pf {
+namespace {
+
+const std::string kRoot = testing_util::kRoot;
+constexpr double kChannel = 12 * kMiB;  // one send and one receive side
+
+// A scenario of `node` with the layout given by --set flags.
+Scenario On(const std::string& node, int gpus_per_node, int nodes, std::vector<std::string> sets) {
+  sets.insert(sets.begin(), {"cluster.node=" + node, "cluster.nodes=" + std::to_string(nodes),
+                             "cluster.gpus_per_node=" + std::to_string(gpus_per_node), "price={per_node_hour: 1USD}",
+                             "training.stack=megatron", "parallel.zero=0"});
+  return LoadScenario(kRoot + "/scenarios/70b_8xA800.yaml", sets);
+}
+
+TEST(NcclBuffers, NoneOnOneGpu) {
+  const Scenario s = On("a100-80gb-sxm-8x", 1, 1, {"parallel.dp=1", "parallel.zero=0", "training.method=qlora"});
+  EXPECT_EQ(NcclBufferBytes(s).value(), 0);
+}
+
+TEST(NcclBuffers, RingAndTreeOnEachOf24ChannelsOfAnA100Node) {
+  // 12 NVLinks: 24 channels; three or more ranks: ring and tree.
+  const Scenario dp8 = On("a100-80gb-sxm-8x", 8, 1, {"parallel.dp=8"});
+  EXPECT_DOUBLE_EQ(NcclBufferBytes(dp8).value(), 24 * 2 * kChannel);
+  // Two ranks: the tree's neighbour is the ring's; the ring alone.
+  const Scenario dp2 = On("a100-80gb-sxm-8x", 2, 1, {"parallel.dp=2"});
+  EXPECT_DOUBLE_EQ(NcclBufferBytes(dp2).value(), 24 * kChannel);
+  // Measured on 4x A100 NVLink: 688 MB a 3+-rank communicator; the
+  // connection buffers are 88% of it (the rest is not modelled).
+  EXPECT_NEAR(NcclBufferBytes(dp8).value() / 688e6, 0.88, 0.01);
+}
+
+TEST(NcclBuffers, FewerChannelsOverTheA800sCutNvlink) {
+  // 8 NVLinks (400 GB/s): 16 channels, as NCCL ran on 8x H800 (nccl#892).
+  const Scenario tp8 = On("a800-80gb-sxm-8x", 8, 1, {"parallel.tp=8", "parallel.dp=1"});
+  EXPECT_DOUBLE_EQ(NcclBufferBytes(tp8).value(), 16 * 2 * kChannel);
+}
+
+TEST(NcclBuffers, ConsumerGpusWithoutP2pKeepThemInHostMemory) {
+  const Scenario s = On("rtx4090-pcie-8x", 4, 1, {"parallel.dp=4", "training.method=qlora"});
+  EXPECT_EQ(NcclBufferBytes(s).value(), 0);
+}
+
+TEST(NcclBuffers, EachCommunicatorOfALayoutCounts) {
+  // TP4 x DP2 on 8 A100s: two communicators of 3+ and 2 ranks.
+  const Scenario tp4dp2 = On("a100-80gb-sxm-8x", 8, 1, {"parallel.tp=4", "parallel.dp=2"});
+  EXPECT_DOUBLE_EQ(NcclBufferBytes(tp4dp2).value(), 24 * 2 * kChannel + 24 * kChannel);
+  // TP8 x PP2 over two nodes: the TP group, and each stage's one neighbour
+  // on the other node through the shared network pool (32 channels x 16
+  // steps x 128 KiB).
+  const Scenario tp8pp2 = On("a100-80gb-sxm-8x", 8, 2, {"parallel.tp=8", "parallel.pp=2", "parallel.dp=1"});
+  EXPECT_DOUBLE_EQ(NcclBufferBytes(tp8pp2).value(), 24 * 2 * kChannel + 32 * 16 * 128 * kKiB);
+  // TP2 x PP4 on one node: both neighbours on the node, 32 send/recv
+  // channels each (24 rounded up to a power of two).
+  const Scenario tp2pp4 = On("a100-80gb-sxm-8x", 8, 1, {"parallel.tp=2", "parallel.pp=4", "parallel.dp=1"});
+  EXPECT_DOUBLE_EQ(NcclBufferBytes(tp2pp4).value(), 24 * kChannel + 2 * 32 * kChannel);
+}
+
+TEST(NcclBuffers, HsdpHoldsItsShardAndReplicaGroups) {
+  const Scenario s = On("a100-80gb-sxm-8x", 8, 4, {"parallel.dp=32", "parallel.zero=3", "parallel.hsdp=8"});
+  EXPECT_DOUBLE_EQ(NcclBufferBytes(s).value(), 24 * 2 * kChannel + 24 * 2 * kChannel);
+}
+
+TEST(NcclBuffers, AnExpertAllToAllConnectsEveryPeerInTheNode) {
+  // Mixtral EP8 on 8 H100s: 7 peers x 32 channels x 12 MiB = 2.6 GiB (8x
+  // H100 grew by 3.28 GB after its first all_to_all, nccl#1685), beside
+  // the DP group.
+  const Scenario s = LoadScenario(kRoot + "/scenarios/mixtral_8x7b_64xH100.yaml");
+  ASSERT_EQ(s.parallel.ep, 8);
+  ASSERT_EQ(s.parallel.etp(), 1);
+  const double all_to_all = 7 * 32 * kChannel;
+  EXPECT_GE(NcclBufferBytes(s).value(), all_to_all);
+  EXPECT_NEAR(all_to_all / 3.28e9, 0.86, 0.01);
+}
+
+TEST(FrameworkMemory, TheReportsTermsAddUp) {
+  const MemoryBreakdown m = EstimateMemory(LoadScenario(kRoot + "/scenarios/70b_8xA800.yaml"));
+  EXPECT_DOUBLE_EQ(m.framework.value(), (m.cuda_context + m.nccl_buffers + m.allocator_reserve).value());
+  EXPECT_GT(m.nccl_buffers.value(), 0);
+  EXPECT_NEAR(m.cuda_context.value(), 409e6, 1e6);
+}
+
+}  // namespace
+}  // namespace pf
