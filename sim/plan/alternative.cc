@@ -28,6 +28,7 @@ std::optional<Alternative> FindAlternative(const Scenario& s, Seconds step) {
     // As `--set training.stack=megatron` would load it: the stack's kernel
     // unless the file names one.
     if (!s.training.attention_given) megatron.training.attention = DefaultAttention(Stack::kMegatron);
+    if (!s.training.padding_given) megatron.training.padding = DefaultPadding(Stack::kMegatron);
     Layouts(megatron, s.cluster.nodes, s.training.micro_batch, layouts);
   }
   Alternative best;

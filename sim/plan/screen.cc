@@ -9,6 +9,7 @@
 #include "sim/engine/node_topology.h"
 #include "sim/model/compute_model.h"
 #include "sim/model/model_math.h"
+#include "sim/model/padding.h"
 #include "sim/workload/data_parallel.h"
 #include "sim/workload/rank_layout.h"
 #include "sim/workload/stage_cost.h"
@@ -27,7 +28,8 @@ Seconds CollectiveTime(const Scenario& s, CollectiveKind kind, const std::vector
 
 }  // namespace
 
-ScreenEstimate ScreenStep(const Scenario& s) {
+ScreenEstimate ScreenStep(const Scenario& given) {
+  const Scenario s = PaddedView(given);  // the sequences the step computes (model/padding.h)
   const ParallelSpec& p = s.parallel;
   const TrainingSpec& t = s.training;
   const int micro_batches = t.micro_batches_per_step(p.dp);

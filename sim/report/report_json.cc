@@ -2,6 +2,7 @@
 #include "sim/report/report.h"
 
 #include "sim/model/model_math.h"
+#include "sim/model/padding.h"
 #include "sim/model/stack.h"
 #include "sim/spec/names.h"
 
@@ -50,6 +51,9 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
   }
   j["scenario"]["stack"] = {{"name", ToString(s.training.stack)}, {"default", !s.training.stack_given},
                             {"packing", s.training.packing},
+                            {"padding", ToString(s.training.padding)},
+                            {"sample_len_cv", s.training.sample_len_cv},
+                            {"computed_tokens_per_sequence", PaddedView(s).training.seq_len},
                             {"useful_tokens_per_sequence", s.training.useful_tokens_per_sequence()},
                             {"gradient_bytes", GradientBytes(s.training)}};
   j["scenario"]["storage"] = json::array();

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "sim/model/model_math.h"
+#include "sim/model/padding.h"
 #include "sim/model/stack.h"
 #include "sim/model/vision.h"
 #include "sim/spec/names.h"
@@ -24,7 +25,8 @@ const char* LossName(Loss loss) {
   return "";
 }
 
-std::string StackLine(const TrainingSpec& t) {
+std::string StackLine(const Scenario& s) {
+  const TrainingSpec& t = s.training;
   const StackTraits& st = TraitsOf(t.stack);
   std::string o = fmt::format("  stack      {}{}: {} kernels, {} Adam{}, ZeRO-3 gathers per {}, {}{}", ToString(t.stack),
                               t.stack_given ? "" : " (the default; set training.stack)",
@@ -35,9 +37,17 @@ std::string StackLine(const TrainingSpec& t) {
                               LossName(LossOf(t)),
                               t.method == Method::kFull ? ""
                               : st.adapters == Adapters::kFused ? ", fused LoRA adapters" : ", PEFT LoRA modules");
-  if (!t.packing)
+  if (!t.packing && t.padding == Padding::kLongest) {
+    const TrainingSpec& padded = PaddedView(s).training;
+    o += fmt::format("; each micro-batch padded to its longest sample, {} tokens expected of {} ({} useful, {:.0f}%; "
+                     "sample lengths spread {:.2f}){}",
+                     padded.seq_len, t.seq_len, int(padded.useful_tokens_per_sequence()),
+                     100 * padded.useful_tokens_per_sequence() / padded.seq_len, t.sample_len_cv,
+                     t.padding_given ? "" : ", the stack's collator");
+  } else if (!t.packing) {
     o += fmt::format("; each sample padded to {} tokens ({} useful, {:.0f}%)", t.seq_len,
                      int(t.useful_tokens_per_sequence()), 100 * t.useful_tokens_per_sequence() / t.seq_len);
+  }
   return o + "\n";
 }
 
@@ -145,7 +155,7 @@ void Header(std::string& o, const Scenario& s) {
                          ? fmt::format("{} per-sample (samples of {} tokens)", ToString(t.attention), t.attention_span())
                          : std::string(ToString(t.attention)),
                      t.method == Method::kFull ? "" : fmt::format(", LoRA rank {}", t.lora_rank));
-  if (m.kind != ModelKind::kVision) o += StackLine(t);
+  if (m.kind != ModelKind::kVision) o += StackLine(s);
 }
 
 // "  name        12.3 GiB" for a part above zero.

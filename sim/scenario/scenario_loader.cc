@@ -172,10 +172,10 @@ ParallelSpec ParseParallel(const YamlView& par) {
 TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   v.ExpectKeys({"method", "precision", "seq_len", "micro_batch", "global_batch", "recompute",
                 "attention", "tokens", "images", "epochs", "lora_rank", "lora_targets", "stack", "packing", "sample_len",
-                "per_sample_attention", "capacity_factor", "expert_imbalance", "grad_reduce"});
+                "padding", "sample_len_cv", "per_sample_attention", "capacity_factor", "expert_imbalance", "grad_reduce"});
   if (vision) {
     for (const char* key : {"seq_len", "tokens", "attention", "lora_rank", "lora_targets", "packing", "sample_len",
-                            "per_sample_attention"})
+                            "padding", "sample_len_cv", "per_sample_attention"})
       if (v.Has(key)) v.Get(key).Fail("given, but the model is a vision model (images, not token sequences)");
   } else if (v.Has("images")) {
     v.Get("images").Fail("given, but the model is a transformer: training.tokens sets the job's length");
@@ -233,6 +233,17 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
     t.per_sample_attention_given = true;
   }
   if (v.Has("packing")) t.packing = v.Get("packing").Bool();
+  t.padding = DefaultPadding(t.stack);
+  if (v.Has("padding")) {
+    t.padding = v.Get("padding").Enum<Padding>();
+    t.padding_given = true;
+  }
+  if (v.Has("sample_len_cv")) {
+    t.sample_len_cv = v.Get("sample_len_cv").Number();
+    if (!(t.sample_len_cv >= 0 && t.sample_len_cv <= 4))
+      v.Get("sample_len_cv").Fail("\"" + v.Get("sample_len_cv").Str() +
+                                  "\" is not accepted: the samples' standard deviation over their mean, in [0, 4]");
+  }
   if (v.Has("grad_reduce")) t.grad_reduce = v.Get("grad_reduce").Enum<Precision>();
   // A mixture of experts' routing (spec.h): GShard and Switch train with
   // capacity factors of 1 to 2; beyond the expert count every token fits.

@@ -103,4 +103,9 @@ const NameTable<Stack>& NamesOf(Stack) {
   return t;
 }
 
+const NameTable<Padding>& NamesOf(Padding) {
+  static const NameTable<Padding> t = {{Padding::kMaxLength, "max_length"}, {Padding::kLongest, "longest"}};
+  return t;
+}
+
 }  // namespace pf

@@ -27,6 +27,7 @@ const NameTable<Precision>& NamesOf(Precision);
 const NameTable<Recompute>& NamesOf(Recompute);
 const NameTable<Attention>& NamesOf(Attention);
 const NameTable<Stack>& NamesOf(Stack);
+const NameTable<Padding>& NamesOf(Padding);
 const NameTable<LoraTarget>& NamesOf(LoraTarget);
 const NameTable<DataFormat>& NamesOf(DataFormat);
 const NameTable<Offload>& NamesOf(Offload);

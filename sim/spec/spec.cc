@@ -20,6 +20,11 @@ FlopsPerSecond PeakFlops(const GpuSpec& g, Precision p) {
   return g.peak_bf16;
 }
 
+Padding DefaultPadding(Stack stack) {
+  return stack == Stack::kHf || stack == Stack::kLlamaFactory || stack == Stack::kUnsloth ? Padding::kLongest
+                                                                                           : Padding::kMaxLength;
+}
+
 double ElementBytes(Precision p) { return p == Precision::kTf32 || p == Precision::kFp32 ? 4 : 2; }
 
 NodeSpec WithGpus(NodeSpec n, int gpus) {

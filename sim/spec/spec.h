@@ -443,6 +443,10 @@ FlopsPerSecond PeakFlops(const GpuSpec& g, Precision p);
 // "Select FusedAttention on sm90 and FlashAttention on others for
 // performance"); the other stacks call flash-attn 2 or PyTorch SDPA.
 Attention DefaultAttention(Stack stack);
+// How a stack pads unpacked samples unless training.padding says: the
+// Hugging Face-based stacks to each micro-batch's longest sample (their
+// collators' default, padding=True), the others to seq_len.
+Padding DefaultPadding(Stack stack);
 
 // Bytes per element of weights, gradients and activations: 2 with mixed
 // precision, 4 in tf32/fp32.

@@ -28,6 +28,11 @@ enum class Attention { kFlash, kCudnn, kFlash3, kUnfused };
 // changes: kernel fusion, LoRA adapters, host dispatch, optimizer, ZeRO-3
 // gathers, the loss and its memory).
 enum class Stack { kMegatron, kNemo, kDeepspeed, kFsdp, kHf, kLlamaFactory, kUnsloth };
+// How unpacked samples are padded: each to seq_len (HF padding="max_length",
+// Qwen's finetune.py), or each micro-batch to its longest sample (HF
+// DataCollatorWithPadding and DataCollatorForSeq2Seq, LLaMA-Factory, TRL
+// without packing, torchtune's padded_collate_sft).
+enum class Padding { kMaxLength, kLongest };
 
 // The linear layers of a block LoRA can adapt (gate exists in SwiGLU MLPs).
 enum class LoraTarget { kQ, kK, kV, kO, kGate, kUp, kDown };
@@ -51,9 +56,19 @@ struct TrainingSpec {
   Stack stack = Stack::kMegatron;
   bool stack_given = false;  // false: the default, stated as such in the report
   // Samples packed into full sequences (Megatron, NeMo, TRL packing=True), or
-  // one sample per sequence padded to seq_len (HF padding="max_length").
+  // one sample per sequence, padded as `padding` says.
   bool packing = true;
   int sample_len = 0;     // average tokens per sample (0: seq_len)
+  Padding padding = Padding::kMaxLength;
+  bool padding_given = false;  // false: the stack's (DefaultPadding)
+  // Spread of the samples' lengths, their standard deviation over their
+  // mean (the coefficient of variation of a log-normal; model/padding.h):
+  // what padding to the longest of a micro-batch wastes. Default: Stanford
+  // Alpaca's, a log-normal through its histogram's mode (~85 LLaMA tokens)
+  // and its 98th percentile (256: "MAX_LENGTH of 256 fully covers about 98%
+  // of the training data"; tloen/alpaca-lora lengths.ipynb and issue #9):
+  // log-sd 0.442, so sd/mean = sqrt(exp(0.442^2) - 1) = 0.46.
+  double sample_len_cv = 0.46;
   // Packed samples attend only within themselves, by a variable-length
   // attention kernel over the samples' boundaries (NeMo's packed SFT passes
   // cu_seqlens to TEDotProductAttention, qkv_format "thd"), instead of
@@ -92,7 +107,8 @@ struct TrainingSpec {
   // Tokens one micro-batch carries through one pipeline (micro_batch x seq_len).
   double tokens_per_micro_batch() const { return double(micro_batch) * seq_len; }
   // Tokens a sequence carries that the model learns from: all of them when
-  // packed, one sample's (sample_len) when each sample is padded to seq_len.
+  // packed, one sample's (sample_len) when each sample is padded (to
+  // seq_len, or to its micro-batch's longest: model/padding.h PaddedView).
   double useful_tokens_per_sequence() const {
     return packing || sample_len <= 0 ? double(seq_len) : double(std::min(sample_len, seq_len));
   }

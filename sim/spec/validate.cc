@@ -397,6 +397,10 @@ Check Hardware(const Scenario& s) {
                            ToString(t.precision) + "\": gradients are reduced in fp32" +
                            (half ? std::string(" or in the parameters' ") + ToString(own) : std::string(" only"))};
   }
+  if (t.padding_given && t.packing)
+    return SpecError{"training.padding", std::string("\"") + ToString(t.padding) +
+                                             "\" pads unpacked samples, but packing is true (each sequence is filled with "
+                                             "whole samples); accepted: set packing: false, or drop padding"};
   if (t.per_sample_attention_given && t.per_sample_attention && (!t.packing || t.attention == Attention::kUnfused))
     return SpecError{"training.per_sample_attention",
                      std::string("true needs packed samples and a fused attention kernel (variable-length FlashAttention or cuDNN); here ") +

@@ -5,6 +5,7 @@
 
 #include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
+#include "sim/model/padding.h"
 #include "sim/model/stack.h"
 #include "sim/workload/data_parallel.h"
 
@@ -49,8 +50,9 @@ double Buckets(const Scenario& s) {
 }  // namespace
 
 SimulationSize EstimateSimulationSize(const Scenario& job) {
-  // Context parallelism: the step is built as its ranks see it (spec.h).
-  const Scenario view = ContextRankView(job);
+  // Context parallelism: the step is built as its ranks see it (spec.h),
+  // its sequences as long as their padding makes them (model/padding.h).
+  const Scenario view = ContextRankView(PaddedView(job));
   const Scenario& s = view;
   const ParallelSpec& p = s.parallel;
   const double M = s.training.micro_batches_per_step(p.dp);

@@ -4,6 +4,7 @@
 
 #include "sim/base/error.h"
 #include "sim/model/model_math.h"
+#include "sim/model/padding.h"
 #include "sim/spec/names.h"
 #include "sim/workload/dataloader.h"
 #include "sim/workload/size_estimate.h"
@@ -28,7 +29,11 @@ google::protobuf::ArenaOptions WorkloadArenaOptions() {
   return options;
 }
 
-void BuildWorkload(const Scenario& job, preflight::Workload& w) {
+void BuildWorkload(const Scenario& given, preflight::Workload& w) {
+  // Unpacked samples padded to each micro-batch's longest: the sequences
+  // as long as that (model/padding.h); the tokens learned from are the
+  // samples'.
+  const Scenario job = PaddedView(given);
   // Context parallelism: built as its ranks see it (spec.h ContextRankView);
   // the step's FLOPs and tokens are the job's.
   const Scenario view = ContextRankView(job);

@@ -21,6 +21,7 @@
 #include "sim/model/compute_model.h"
 #include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
+#include "sim/model/padding.h"
 #include "sim/model/stack_kernels.h"
 #include "sim/scenario/catalog.h"
 #include "sim/scenario/scenario_loader.h"
@@ -277,16 +278,45 @@ TEST(Packing, PerSampleAttentionSpansTheSample) {
   EXPECT_EQ(LoadScenario(file, {"training.stack=megatron"}).training.attention_span(), 4096);  // Megatron: across
 }
 
-// Without packing each sample is padded to seq_len: the GPUs compute the
-// pads, the job counts only the samples' tokens.
+// Without packing each sample padded to seq_len (Qwen's finetune.py): the
+// GPUs compute the pads, the job counts only the samples' tokens.
 TEST(Packing, PaddingWastesComputeOnPadTokens) {
   const Result packed = Simulate(Qwen());
-  const Result padded = Simulate(Qwen({"training.packing=false", "training.sample_len=512"}));
+  const Result padded =
+      Simulate(Qwen({"training.packing=false", "training.sample_len=512", "training.padding=max_length"}));
   ASSERT_TRUE(packed.step && padded.step);
   EXPECT_NEAR(padded.step->step_time.value(), packed.step->step_time.value(), 1e-9);
   EXPECT_NEAR(padded.step->tokens_per_s / packed.step->tokens_per_s, 0.25, 1e-9);
   EXPECT_NEAR(padded.step->mfu / packed.step->mfu, 0.25, 1e-3);
   EXPECT_NEAR(double(padded.step->steps) / packed.step->steps, 4.0, 0.01);
+}
+
+// Padded to each micro-batch's longest sample (the Hugging Face stacks'
+// collators): between packing and padding to seq_len, by the expected
+// longest of the micro-batch's samples; one sample a micro-batch wastes
+// nothing. The memory verdict keeps seq_len: a batch can reach it.
+TEST(Packing, PaddingToTheLongestComputesTheLongestSample) {
+  const std::vector<std::string> mb4 = {"training.micro_batch=4", "training.global_batch=8", "training.packing=false",
+                                        "training.sample_len=512"};
+  std::vector<std::string> max_length = mb4, longest = mb4;
+  max_length.push_back("training.padding=max_length");
+  const Scenario s = Qwen(mb4);
+  ASSERT_EQ(s.training.padding, Padding::kLongest);  // stack hf's collator
+  const Result lo = Simulate(s), hi = Simulate(Qwen(max_length));
+  const Result packed = Simulate(Qwen({"training.micro_batch=4", "training.global_batch=8"}));
+  ASSERT_TRUE(lo.step && hi.step && packed.step);
+  const double expected = ExpectedLongestSample(s.training);
+  EXPECT_GT(expected, 512);
+  EXPECT_LT(expected, 2048);
+  EXPECT_LT(lo.step->step_time.value(), hi.step->step_time.value());
+  EXPECT_EQ(lo.step->tokens_per_step, hi.step->tokens_per_step);
+  EXPECT_EQ(lo.memory.total.value(), hi.memory.total.value());
+  // Roughly as the sequences' lengths (plus the per-step fixed costs).
+  EXPECT_NEAR(lo.step->step_time.value() / packed.step->step_time.value(), expected / 2048, 0.1);
+  const Result one = Simulate(Qwen({"training.packing=false", "training.sample_len=512"}));
+  const Result one_packed = Simulate(LoadScenario(ScenarioPath("qwen_7b_lora_2048"), {"training.seq_len=512"}));
+  ASSERT_TRUE(one.step && one_packed.step);
+  EXPECT_NEAR(one.step->step_time.value(), one_packed.step->step_time.value(), 1e-9);
 }
 
 std::string LoadError(const std::string& scenario, std::vector<std::string> sets) {
@@ -321,6 +351,11 @@ TEST(StackErrors, BadStacksAndPackingAreRefusedWithTheirKey) {
        "training.grad_reduce: \"fp16\" is not accepted with precision \"bf16\": gradients are reduced in fp32 or in "
        "the parameters' bf16"},
       {"qwen_7b_lora_2048", "training.grad_reduce=fp64", "training.grad_reduce"},
+      {"qwen_7b_lora_2048", "training.padding=longest",
+       "training.padding: \"longest\" pads unpacked samples, but packing is true"},
+      {"qwen_7b_lora_2048", "training.padding=shortest", "training.padding"},
+      {"qwen_7b_lora_2048", "training.sample_len_cv=-1",
+       "training.sample_len_cv: \"-1\" is not accepted: the samples' standard deviation over their mean, in [0, 4]"},
   };
   for (const Case& c : cases)
     EXPECT_NE(LoadError(c.scenario, {c.set}).find(c.message), std::string::npos) << c.set;
