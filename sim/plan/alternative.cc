@@ -32,8 +32,7 @@ std::optional<Alternative> FindAlternative(const Scenario& s, Seconds step) {
     Layouts(megatron, s.cluster.nodes, s.training.micro_batch, layouts);
   }
   Alternative best;
-  std::optional<Scenario> fastest;
-  Seconds fastest_screen(HUGE_VAL);
+  std::vector<std::pair<Seconds, const Scenario*>> quick;  // screened step, layout
   // The second opinion costs at most about what the scenario's own
   // simulation did, twice over (at least kAlternativeBudget).
   const double budget = std::max(kAlternativeBudget.value(), 2 * EstimateSimulationSize(s).seconds);
@@ -42,22 +41,29 @@ std::optional<Alternative> FindAlternative(const Scenario& s, Seconds step) {
     if (Validate(c) || !EstimateMemory(c).fits || !EstimateHostMemory(c).fits) continue;
     const SimulationSize size = EstimateSimulationSize(c);
     if (size.seconds > budget || size.tasks > s.max_tasks || PastInFlightLimit(size)) continue;
-    const Seconds screened = ScreenStep(c).step;
-    if (screened < fastest_screen) fastest_screen = screened, fastest = c;
+    quick.push_back({ScreenStep(c).step, &c});
   }
-  if (!fastest) return std::nullopt;
-  Scenario c = *fastest;
-  c.intervals = false;
-  Result r;
-  try {
-    r = Simulate(c);
-  } catch (const InputError&) {  // a second opinion never fails the scenario's own report
-    return std::nullopt;
+  if (quick.empty()) return std::nullopt;
+  const size_t k = std::min<size_t>(kAlternativeSimulated, quick.size());
+  std::partial_sort(quick.begin(), quick.begin() + k, quick.end(),
+                    [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::optional<Scenario> fastest;
+  Seconds fastest_step(HUGE_VAL);
+  for (size_t i = 0; i < k && quick[i].first <= kScreenSpread * quick[0].first; ++i) {
+    Scenario c = *quick[i].second;
+    c.intervals = false;
+    ++best.simulated;
+    try {
+      const Result r = Simulate(c);
+      if (r.step && r.step->step_time < fastest_step) fastest_step = r.step->step_time, fastest = c;
+    } catch (const InputError&) {  // a second opinion never fails the scenario's own report
+    }
   }
-  if (!r.step || !(step.value() > kAlternativeGain * r.step->step_time.value())) return std::nullopt;
+  if (!fastest || !(step.value() > kAlternativeGain * fastest_step.value())) return std::nullopt;
+  const Scenario& c = *fastest;
   const ParallelSpec& p = c.parallel;
   best.layout = LayoutName(p, c.training.micro_batch, c.training.recompute);
-  best.step = r.step->step_time;
+  best.step = fastest_step;
   best.speedup = step.value() / best.step.value();
   best.overrides = LayoutOverrides(s.parallel, p, c.training.micro_batch, c.training.recompute);
   if (c.training.stack != s.training.stack) {

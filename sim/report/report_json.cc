@@ -150,6 +150,7 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                                           {"step_time_s", alternative->step.value()},
                                           {"speedup", alternative->speedup},
                                           {"screened", alternative->screened},
+                                          {"simulated", alternative->simulated},
                                           {"set", alternative->overrides}}
                                    : json(nullptr);
   return j;

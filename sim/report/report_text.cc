@@ -352,9 +352,10 @@ std::string RenderText(const Result& r, const Alternative* alternative) {
   if (r.step && alternative) {
     std::string flags;
     for (const std::string& f : alternative->overrides) flags += " --set " + f;
-    o += fmt::format("\nA faster layout for this job: {}, {:.2f}x faster ({} a step; the fastest of {} layouts screened, "
-                     "simulated):\n ",
-                     alternative->layout, alternative->speedup, Duration(alternative->step), alternative->screened) +
+    o += fmt::format("\nA faster layout for this job: {}, {:.2f}x faster ({} a step; the fastest simulated of the {} "
+                     "quickest of {} layouts screened):\n ",
+                     alternative->layout, alternative->speedup, Duration(alternative->step), alternative->simulated,
+                     alternative->screened) +
          flags + "\n";
   }
   if (!r.step) o += fmt::format("\nNot simulated: the job does not fit in {} memory (--force simulates it anyway).\n",
