@@ -36,6 +36,17 @@ struct MemoryBreakdown {
 // Per-GPU memory of the fullest pipeline stage.
 MemoryBreakdown EstimateMemory(const Scenario& s);
 
+// The share of the GPU below which what is left to spare is thin: there
+// the terms the model holds at typical figures (the allocator's reserve
+// with shapes that vary, tests/data/memory_overheads.md) decide whether
+// the job really fits. The report warns under it; the faster-layout search
+// suggests no layout under it.
+inline constexpr double kThinHeadroom = 0.05;
+// Whether `m` fits with at least kThinHeadroom of the GPU to spare.
+inline bool FitsWithHeadroom(const MemoryBreakdown& m) {
+  return m.fits && (m.capacity - m.total).value() >= kThinHeadroom * m.capacity.value();
+}
+
 // Activation bytes one transformer layer saves for backward, per
 // micro-batch, on one rank of a TP group of `tp`, with or without sequence
 // parallelism (Korthikanti et al. 2022, Table 2); a mixture of experts'

@@ -38,7 +38,9 @@ std::optional<Alternative> FindAlternative(const Scenario& s, Seconds step) {
   const double budget = std::max(kAlternativeBudget.value(), 2 * EstimateSimulationSize(s).seconds);
   for (Scenario& c : layouts) {
     ++best.screened;
-    if (Validate(c) || !EstimateMemory(c).fits || !EstimateHostMemory(c).fits) continue;
+    // A suggestion the report would warn about is not one: at least
+    // kThinHeadroom of the GPU to spare.
+    if (Validate(c) || !FitsWithHeadroom(EstimateMemory(c)) || !EstimateHostMemory(c).fits) continue;
     const SimulationSize size = EstimateSimulationSize(c);
     if (size.seconds > budget || size.tasks > s.max_tasks || PastInFlightLimit(size)) continue;
     quick.push_back({ScreenStep(c).step, &c});

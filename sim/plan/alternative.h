@@ -1,9 +1,10 @@
 // The report's second opinion on the layout: for the job as given (its
-// nodes, model and recipe), every other layout (layouts.h) that validates
-// and fits GPU and host memory is screened (screen.h), the quickest few
-// are simulated (among those about as quick to simulate as the scenario),
-// and when the fastest simulated step beats the scenario's by more than
-// kAlternativeGain the report says so, with the --set flags.
+// nodes, model and recipe), every other layout (layouts.h) that validates,
+// fits GPU memory with kThinHeadroom to spare and fits host memory is
+// screened (screen.h), the quickest few are simulated (among those about
+// as quick to simulate as the scenario), and when the fastest simulated
+// step beats the scenario's by more than kAlternativeGain the report says
+// so, with the --set flags.
 #pragma once
 
 #include <optional>

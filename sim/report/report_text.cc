@@ -175,10 +175,6 @@ void SuggestionLines(std::string& o, const std::string& heading, const std::vect
   }
 }
 
-// The "about 5%": below it, the terms the model does not size
-// (tests/data/memory_overheads.md) decide whether the job really fits.
-constexpr double kThinHeadroom = 0.05;
-
 void MemoryTable(std::string& o, const MemoryBreakdown& m, const std::vector<FitSuggestion>& sug) {
   const Bytes spare = m.capacity - m.total;
   o += fmt::format("\nMemory per GPU (pipeline stage {}): {}  {} of {} ({:.0f}%){}\n", m.stage,
