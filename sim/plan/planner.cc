@@ -101,7 +101,9 @@ Plan MakePlan(const PlanOptions& o) {
       if (Validate(s)) continue;
       ++plan.valid;
       const MemoryBreakdown memory = EstimateMemory(s);
-      if (!memory.fits || !EstimateHostMemory(s).fits) continue;
+      // Planned with at least kThinHeadroom of the GPU to spare: a layout
+      // the report would warn about is not a plan.
+      if (!FitsWithHeadroom(memory) || !EstimateHostMemory(s).fits) continue;
       ++plan.fit;
       Candidate c;
       c.memory = memory.total, c.capacity = memory.capacity;
@@ -202,10 +204,10 @@ Plan MakePlan(const PlanOptions& o) {
 std::string RenderPlan(const PlanOptions& o, const Plan& p) {
   std::string out = fmt::format("Plan for {}: finish within {}{}\n", o.scenario, Days(o.deadline.value()),
                                 o.budget_usd ? fmt::format(" and {:.0f} USD", *o.budget_usd) : "");
-  out += fmt::format("  screened {} configurations in {:.2f} s ({:.0f} per s): {} valid, {} fit in memory, {} meet the "
-                     "constraints\n",
+  out += fmt::format("  screened {} configurations in {:.2f} s ({:.0f} per s): {} valid, {} fit in memory with {:.0f}% "
+                     "to spare, {} meet the constraints\n",
                      p.screened, p.screen_seconds, p.screen_seconds > 0 ? p.screened / p.screen_seconds : 0, p.valid,
-                     p.fit, p.meet);
+                     p.fit, 100 * kThinHeadroom, p.meet);
   if (p.simulated.empty()) return out + "  no configuration meets the constraints\n";
   out += fmt::format("  simulated {} on SimGrid in {:.1f} s; the screen was within {:.1f}% of the simulated step\n\n",
                      p.simulated.size(), p.simulate_seconds, 100 * p.worst_disagreement);

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/model/memory_model.h"
+
 namespace pf {
 namespace {
 
@@ -223,9 +225,10 @@ std::string RenderPlanHtml(const PlanOptions& o, const Plan& p) {
                      return g;
                    }()),
                    o.max_gpus);
-  h += fmt::format("<p>Screened {} configurations ({} valid, {} fit in memory, {} meet the constraints); simulated {} on "
-                   "SimGrid; the screen was within {:.1f}% of the simulated step.</p>\n",
-                   p.screened, p.valid, p.fit, p.meet, p.simulated.size(), 100 * p.worst_disagreement);
+  h += fmt::format("<p>Screened {} configurations ({} valid, {} fit in memory with {:.0f}% to spare, {} meet the "
+                   "constraints); simulated {} on SimGrid; the screen was within {:.1f}% of the simulated step.</p>\n",
+                   p.screened, p.valid, p.fit, 100 * kThinHeadroom, p.meet, p.simulated.size(),
+                   100 * p.worst_disagreement);
   if (p.recommended) {
     const Candidate& r = p.simulated[*p.recommended];
     h += fmt::format("<h2>Recommendation: {} x {}, {}</h2>\n<ul>\n", r.nodes, HtmlEscape(r.node), HtmlEscape(r.Layout()));
