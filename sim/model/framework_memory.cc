@@ -52,8 +52,10 @@ constexpr double kNvlinkBidirPerLink = 50e9;
 // step without expandable segments: tests/data/memory_overheads.md item 4).
 constexpr double kAllocatorReserve = 0.05;
 
+// NVLinks per GPU (at most 64: past the channel caps below it changes
+// nothing, and the cast stays defined for any catalog figure).
 int NvlinkLinks(const NodeSpec& n) {
-  return static_cast<int>(n.gpu.nvlink_bidir.value() / kNvlinkBidirPerLink + 0.5);
+  return static_cast<int>(std::clamp(n.gpu.nvlink_bidir.value() / kNvlinkBidirPerLink + 0.5, 0.0, 64.0));
 }
 
 int PowerOfTwoAtLeast(int x) {
