@@ -16,7 +16,8 @@ const std::string kRoot = PREFLIGHT_SOURCE_DIR;
 // One screened configuration: the 70B LoRA on 2 H100 nodes, TP8 PP2.
 void BM_ScreenOneConfiguration(benchmark::State& state) {
   const pf::Scenario s = pf::LoadScenario(kRoot + "/scenarios/70b_8xA800_tp8.yaml",
-                                          {"cluster.node=h100-sxm-8x", "cluster.nodes=2", "parallel.pp=2"});
+                                          {"cluster.node=h100-sxm-8x", "cluster.nodes=2", "parallel.pp=2",
+                                           "price={offer: aws-p5-48xlarge}"});
   for (auto _ : state) benchmark::DoNotOptimize(pf::ScreenStep(s).step);
   state.counters["per_s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
 }
