@@ -36,7 +36,8 @@ struct MemoryBreakdown {
 // Per-GPU memory of the fullest pipeline stage.
 MemoryBreakdown EstimateMemory(const Scenario& s);
 
-// The share of the GPU below which what is left to spare is thin: there
+// The share of the GPU below which what is left to spare is thin (the
+// issue's "warns when under ~5%"): there
 // the terms the model holds at typical figures (the allocator's reserve
 // with shapes that vary, tests/data/memory_overheads.md) decide whether
 // the job really fits. The report warns under it; the faster-layout search

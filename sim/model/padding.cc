@@ -62,9 +62,13 @@ double ExpectedLongestSample(const TrainingSpec& t) {
   return longest;
 }
 
+bool PadsToLongest(const TrainingSpec& t) {
+  return !t.packing && t.padding == Padding::kLongest && t.sample_len > 0 && t.sample_len < t.seq_len;
+}
+
 Scenario PaddedView(const Scenario& s) {
   const TrainingSpec& t = s.training;
-  if (t.packing || t.padding != Padding::kLongest || t.sample_len <= 0 || t.sample_len >= t.seq_len) return s;
+  if (!PadsToLongest(t)) return s;
   Scenario v = s;
   const int chunk = s.parallel.cp > 1 ? 2 * s.parallel.cp : 1;
   const double longest = std::ceil(ExpectedLongestSample(t) / chunk) * chunk;

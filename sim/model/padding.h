@@ -18,8 +18,11 @@ namespace pf {
 // REQUIRES: 0 < t.sample_len <= t.seq_len, t.micro_batch >= 1.
 double ExpectedLongestSample(const TrainingSpec& t);
 
-// The scenario as the step computes it: with packing false, padding
-// longest and a sample_len below seq_len, every sequence is
+// Whether the step computes shorter sequences than seq_len: packing false,
+// padding longest and a sample_len below seq_len.
+bool PadsToLongest(const TrainingSpec& t);
+
+// The scenario as the step computes it: where PadsToLongest, every sequence is
 // ExpectedLongestSample tokens long (rounded up to whole tokens, and to a
 // multiple of 2 x cp under context parallelism) and padded to that;
 // otherwise `s` unchanged. The memory verdict keeps `s`: a micro-batch

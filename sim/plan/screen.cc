@@ -28,8 +28,9 @@ Seconds CollectiveTime(const Scenario& s, CollectiveKind kind, const std::vector
 
 }  // namespace
 
-ScreenEstimate ScreenStep(const Scenario& given) {
-  const Scenario s = PaddedView(given);  // the sequences the step computes (model/padding.h)
+ScreenEstimate ScreenStep(const Scenario& s) {
+  // The sequences the step computes (model/padding.h); copied only then.
+  if (PadsToLongest(s.training)) return ScreenStep(PaddedView(s));
   const ParallelSpec& p = s.parallel;
   const TrainingSpec& t = s.training;
   const int micro_batches = t.micro_batches_per_step(p.dp);

@@ -37,7 +37,7 @@ std::string StackLine(const Scenario& s) {
                               LossName(LossOf(t)),
                               t.method == Method::kFull ? ""
                               : st.adapters == Adapters::kFused ? ", fused LoRA adapters" : ", PEFT LoRA modules");
-  if (!t.packing && t.padding == Padding::kLongest) {
+  if (PadsToLongest(t)) {
     const TrainingSpec& padded = PaddedView(s).training;
     o += fmt::format("; each micro-batch padded to its longest sample, {} tokens expected of {} ({} useful, {:.0f}%; "
                      "sample lengths spread {:.2f}){}",
@@ -185,7 +185,7 @@ void MemoryTable(std::string& o, const MemoryBreakdown& m, const std::vector<Fit
   // typical figure decides: the allocator's reserve with shapes that vary
   // (10-35% of peak without expandable segments against the 5% counted,
   // tests/data/memory_overheads.md), communicators the framework adds.
-  if (m.fits && spare.value() < kThinHeadroom * m.capacity.value())
+  if (m.fits && !FitsWithHeadroom(m))
     o += fmt::format("  warning: only {:.1f}% to spare; fragmentation (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
                      "limits it), extra NCCL communicators or a longer sample can exceed it\n",
                      100 * spare.value() / m.capacity.value());

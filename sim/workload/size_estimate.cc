@@ -50,9 +50,10 @@ double Buckets(const Scenario& s) {
 }  // namespace
 
 SimulationSize EstimateSimulationSize(const Scenario& job) {
-  // Context parallelism: the step is built as its ranks see it (spec.h),
-  // its sequences as long as their padding makes them (model/padding.h).
-  const Scenario view = ContextRankView(PaddedView(job));
+  // The sequences as long as their padding makes them (model/padding.h).
+  if (PadsToLongest(job.training)) return EstimateSimulationSize(PaddedView(job));
+  // Context parallelism: the step is built as its ranks see it (spec.h).
+  const Scenario view = ContextRankView(job);
   const Scenario& s = view;
   const ParallelSpec& p = s.parallel;
   const double M = s.training.micro_batches_per_step(p.dp);

@@ -29,11 +29,11 @@ google::protobuf::ArenaOptions WorkloadArenaOptions() {
   return options;
 }
 
-void BuildWorkload(const Scenario& given, preflight::Workload& w) {
+void BuildWorkload(const Scenario& job, preflight::Workload& w) {
   // Unpacked samples padded to each micro-batch's longest: the sequences
   // as long as that (model/padding.h); the tokens learned from are the
   // samples'.
-  const Scenario job = PaddedView(given);
+  if (PadsToLongest(job.training)) return BuildWorkload(PaddedView(job), w);
   // Context parallelism: built as its ranks see it (spec.h ContextRankView);
   // the step's FLOPs and tokens are the job's.
   const Scenario view = ContextRankView(job);
