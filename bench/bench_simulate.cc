@@ -137,7 +137,7 @@ BENCHMARK_CAPTURE(BM_Simulate, llama2_70b_64xH100, std::string("scenarios/llama7
 // the data tasks must not double the time.
 BENCHMARK_CAPTURE(BM_Simulate, gpt3_175b_1024xA100_data_checkpoint, std::string("scenarios/gpt3_175b_1024xA100.yaml"),
                   std::vector<std::string>{"cluster.storage=[{kind: local_nvme, read: 13GB/s, write: 7GB/s}]",
-                                           "data={tier: local_nvme, format: tokens, workers: 4}",
+                                           "data={tier: local_nvme, format: tokens, workers: 4, size: 600GB}",  // GPT-3: 300B tokens x 2 B
                                            "checkpoint={tier: local_nvme, every: 30min}"})
     ->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK_CAPTURE(BM_SimulateWithIntervals, llama2_70b_8xA800, std::string("scenarios/70b_8xA800_tp8.yaml"))
