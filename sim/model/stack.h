@@ -101,6 +101,12 @@ inline constexpr double kDeepSpeedPrefetchBucket = 5e7;
 // trace uses them again within this many parameters' fetches.
 inline constexpr double kDeepSpeedReuseDistance = 1e9;
 
+// Layers of parameters a ZeRO-3 gather may fetch ahead of the compute that
+// uses them: one for FSDP (the next block's all-gather runs while this one
+// computes), none for DeepSpeed's per-module fetches, whose all-gathers
+// run in series with the compute (the reasons and sources in stack.cc).
+int Zero3GatherLookahead(Zero3Gather gather);
+
 // Whether DeepSpeed ZeRO-3 gathers each block's parameters a third time in
 // the backward (for the recomputed forward and then again for the backward
 // proper): full recompute on a per-module stack whose block holds more

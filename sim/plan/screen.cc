@@ -72,11 +72,18 @@ ScreenEstimate ScreenStep(const Scenario& s) {
     if (p.zero >= 3) {  // per micro-batch the weights gathered forward and backward, the gradients reduce-scattered
       // One collective per layer (FSDP) or per Linear (DeepSpeed), each
       // with its latency.
+      // DeepSpeed's backward fetches twice under RegathersForBackward, and
+      // its gathers run in series with the compute (Zero3GatherLookahead);
+      // FSDP's hide behind it, as the reduce-scatters do.
       const double n = double(Zero3CollectivesPerLayer(s)) * std::max(1, s.model.layers);
-      const Seconds per =
-          (CollectiveTime(s, CollectiveKind::kAllGather, group, Bytes(most_weights * e / n)) * 2.0 +
-           CollectiveTime(s, CollectiveKind::kReduceScatter, group, Bytes(grads.value() / n))) * n;
-      dp = std::max(Seconds(0), per * double(micro_batches) - est.compute);
+      const double fetches = RegathersForBackward(s) ? 3 : 2;
+      const Seconds gathers =
+          CollectiveTime(s, CollectiveKind::kAllGather, group, Bytes(most_weights * e / n)) * (fetches * n);
+      const Seconds scatters = CollectiveTime(s, CollectiveKind::kReduceScatter, group, Bytes(grads.value() / n)) * n;
+      const double mb = micro_batches;
+      dp = Zero3GatherLookahead(TraitsOf(t.stack).gather) > 0
+               ? std::max(Seconds(0), (gathers + scatters) * mb - est.compute)
+               : gathers * mb + std::max(Seconds(0), scatters * mb - est.compute);
     } else {
       const Seconds reduce = CollectiveTime(
           s, p.zero >= 1 ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, group, grads);

@@ -184,7 +184,11 @@ void DataParallelEmitter::BeforeSegment(int task, int d, bool forward, int chunk
   if (!zero3_) return;
   Shard& sh = shards_[d / shard_size_];
   g_.Dep(task, (forward ? sh.gather_f : sh.gather_b)[micro_batch][j]);
-  if (size_t(segment) + 2 < sh.chain.size()) g_.Dep(sh.chain[segment + 2], task);
+  // The gather that many layers ahead waits for this compute to finish
+  // (model/stack.h Zero3GatherLookahead): with one layer of lookahead the
+  // next layer's gather runs beside this compute, with none after it.
+  const size_t ahead = 1 + Zero3GatherLookahead(TraitsOf(s_.training.stack).gather);
+  if (size_t(segment) + ahead < sh.chain.size()) g_.Dep(sh.chain[segment + ahead], task);
 }
 
 void DataParallelEmitter::AfterSegment(int last, int d, bool forward, int chunk, int micro_batch, int j) {

@@ -3,7 +3,8 @@
 // (parallel.dp_overlap; every micro-batch under ZeRO-2) or in one
 // collective after the pipeline flush, the optimizer step on each worker,
 // the ZeRO-1/2 parameter all-gather after it, and ZeRO-3's per-layer
-// all-gathers (one layer of prefetch) and reduce-scatters. The stage
+// all-gathers (one layer of prefetch under FSDP, none under DeepSpeed) and
+// reduce-scatters. The stage
 // emitter (stage_emitter.h) asks how to cut each compute op into segments
 // and calls the hooks below as it emits them.
 #pragma once
@@ -41,7 +42,8 @@ class DataParallelEmitter {
   int Segments(bool forward, int chunk, int micro_batch) const;
   // Compute segment `task` (the j-th of its op; the worker's segment-th
   // overall) waits for its ZeRO-3 gather, and the gather two segments ahead
-  // waits for it (FSDP's default prefetch of one layer); in the first
+  // waits for it (FSDP's default prefetch of one layer; under DeepSpeed the
+  // next segment's, model/stack.h Zero3GatherLookahead); in the first
   // forward it waits for its bucket of the overlapped parameter gather.
   // `d` is the worker's DP rank (its HSDP shard group's collectives).
   void BeforeSegment(int task, int d, bool forward, int chunk, int micro_batch, int j, int segment);

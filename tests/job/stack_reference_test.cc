@@ -9,7 +9,10 @@
 // its band (15% for speed, 10% for memory); a known miss is pinned to the
 // band it is in now, with the reason, so that a change that moves it is
 // seen. None of these rows is in any fit.
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 #include <iostream>
 #include <string>
 
@@ -190,6 +193,43 @@ TEST(StackKernels, DeepSpeedGathersPerModule) {
   const Result a = Simulate(ds), b = Simulate(fsdp);
   ASSERT_TRUE(a.step && b.step);
   EXPECT_GE(a.step->breakdown.dp_comm.value(), b.step->breakdown.dp_comm.value());
+}
+
+// DeepSpeed's fetches run in series with the compute, FSDP's one block
+// ahead of it (model/stack.h Zero3GatherLookahead): in the task graph each
+// gather waits for the compute that used the gather before it (DeepSpeed)
+// or the one before that (FSDP); on the same job DeepSpeed's step exposes
+// more of them.
+TEST(StackKernels, DeepSpeedFetchesInSeriesWithTheCompute) {
+  EXPECT_EQ(Zero3GatherLookahead(Zero3Gather::kPerModule), 0);
+  EXPECT_EQ(Zero3GatherLookahead(Zero3Gather::kPerBlock), 1);
+  // The gathers' distance back to the compute they wait for, in gathers.
+  auto lookahead = [](const Scenario& s) {
+    const preflight::Workload w = BuildWorkload(s);
+    std::vector<int> gathers;
+    std::map<int, int> user;  // compute task -> the gather (its index in `gathers`) it waits for
+    for (int i = 0; i < w.tasks_size(); ++i)
+      if (w.tasks(i).name().rfind("zero3_gather", 0) == 0) gathers.push_back(i);
+    for (int i = 0; i < w.tasks_size(); ++i) {
+      if (!w.tasks(i).has_compute() || w.tasks(i).compute().gpu() != 0) continue;
+      for (uint32_t d : w.tasks(i).deps()) {
+        auto it = std::find(gathers.begin(), gathers.end(), int(d));
+        if (it != gathers.end()) user[i] = int(it - gathers.begin());
+      }
+    }
+    std::set<int> distances;
+    for (size_t k = 0; k < gathers.size(); ++k)
+      for (uint32_t d : w.tasks(gathers[k]).deps())
+        if (user.count(int(d))) distances.insert(int(k) - user[int(d)]);
+    return distances;
+  };
+  const Scenario ds = LoadScenario(ScenarioPath("qwen_7b_full_zero3_2gpu"));
+  const Scenario fsdp = LoadScenario(ScenarioPath("qwen_7b_full_zero3_2gpu"), {"training.stack=fsdp"});
+  EXPECT_EQ(lookahead(ds), std::set<int>{1});
+  EXPECT_EQ(lookahead(fsdp), std::set<int>{2});
+  const Result a = Simulate(ds), b = Simulate(fsdp);
+  ASSERT_TRUE(a.step && b.step);
+  EXPECT_GT(a.step->breakdown.dp_comm.value(), 2 * b.step->breakdown.dp_comm.value());
 }
 
 // The loss: Hugging Face's fp32 copy of the logits holds 4 bytes more per
