@@ -28,6 +28,14 @@ struct FrameworkMemory {
 // REQUIRES: the layout of `s` is valid (Validate).
 Bytes NcclBufferBytes(const Scenario& s);
 
+// Whether the job's allocations change size from step to step or module to
+// module, which strands cached blocks: micro-batches padded to their
+// longest sample (padding.h PadsToLongest) of lengths that vary
+// (sample_len_cv above 0), or
+// DeepSpeed's ZeRO-3 fetching each Linear into a buffer of its own size
+// (FSDP's flat parameters are one size per block).
+bool AllocationsVary(const Scenario& s);
+
 // The terms for a GPU of `s` whose live tensors (weights, gradients,
 // optimizer states, activations, logits, gather buffers) take `live`.
 FrameworkMemory EstimateFrameworkMemory(const Scenario& s, Bytes live);
