@@ -261,15 +261,24 @@ void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, int context
   }
   // Unfused: scores and AV as batched GEMMs over the full square, softmax,
   // mask and dropout over b x heads x s x s elements: 7 bytes written and
-  // 6 read per element (Korthikanti et al. 2022 store 5 of them).
+  // 6 read per element (Korthikanti et al. 2022 store 5 of them), in
+  // Megatron's fused scale-mask-softmax. Eager Hugging Face code (Llama's
+  // "eager" attention, transformers 4.3x) runs them op by op at 2-byte
+  // scores: divide by sqrt(d) (read and write 2 B), add the mask (2 + 2),
+  // softmax in fp32 (read 2, write 4), cast back (read 4, write 2): 20 B;
+  // dropout at p = 0 returns its input (ATen's _dropout_impl). Backward:
+  // the cast's (2 + 4), the fp32 softmax's (read grad and output 4 + 4,
+  // write 2), the divide's (2 + 2): 20 B.
   double score = 2 * b * s * keys * h / tp;
   double score_bytes = e * b * heads * s * keys;
+  const bool eager = TraitsOf(t.stack).kernels == Kernels::kEager;
+  const double elementwise = eager ? (bwd ? 4 * e + 12 : 6 * e + 8) / e : 13.0 / 2.0;
   int copies = bwd ? 2 : 1;
   for (int i = 0; i < copies; ++i) {
     ops.push_back({"attn_scores", OpKind::kGemm, Flops(score), Bytes(score_bytes + 2 * e * bsh / tp)});
     ops.push_back({"attn_values", OpKind::kGemm, Flops(score), Bytes(score_bytes + 2 * e * bsh / tp)});
   }
-  ops.push_back(Memory("softmax_dropout", 13.0 / 2.0 * score_bytes));
+  ops.push_back(Memory("softmax_dropout", elementwise * score_bytes));
 }
 
 // What the recipe adds to a block: FP8 casts (LoRA adapters and NF4

@@ -268,6 +268,26 @@ TEST(StackKernels, LossTrafficByStack) {
   EXPECT_NEAR(bytes, 52 * logits, 1);
 }
 
+// Unfused attention's elementwise passes over the scores: Megatron's fused
+// scale-mask-softmax moves 13 B per score, Hugging Face's eager code op by
+// op (divide, mask, fp32 softmax, cast back) 20 B forward and 20 B backward.
+TEST(StackKernels, EagerAttentionRunsTheSoftmaxOpByOp) {
+  auto bytes = [](const Scenario& s, Pass pass) {
+    double sum = 0;
+    for (const Op& op : LayerOps(s.model, s.training, ShardsOf(s.parallel), pass, false))
+      if (op.name == "softmax_dropout") sum += op.bytes.value();
+    return sum;
+  };
+  const Scenario hf = Qwen({"training.attention=unfused"});
+  const Scenario meg = Qwen({"training.attention=unfused", "training.stack=megatron"});
+  const TrainingSpec& t = hf.training;
+  const double scores = double(t.micro_batch) * hf.model.heads * t.seq_len * t.seq_len;
+  for (Pass pass : {Pass::kForward, Pass::kBackward}) {
+    EXPECT_NEAR(bytes(hf, pass), 20 * scores, 1e-6 * scores);
+    EXPECT_NEAR(bytes(meg, pass), 13 * scores, 1e-6 * scores);
+  }
+}
+
 // The attention kernel: Megatron and NeMo run Transformer Engine's choice
 // (cuDNN on Hopper), the others FlashAttention-2, which on H100 reaches
 // 0.403 of the GEMM rate to cuDNN's 0.650; on A100 both run at
