@@ -30,7 +30,7 @@ std::vector<PublishedRow> LoadPublishedRows(const std::string& root) {
 }
 
 double RowFigure(const std::string& metric, const Scenario& s, const Result& r) {
-  if (metric == "gpu_mem_gb") return r.memory.total.value() / 1e9;
+  if (metric == "gpu_mem_gb") return r.memory.observed.value() / 1e9;  // as nvidia-smi or max_memory_reserved read it
   if (!r.step) throw std::runtime_error(s.name + ": no simulated step for " + metric);
   if (metric == "step_time_s") return r.step->step_time.value();
   if (metric == "mfu") return r.step->mfu;

@@ -41,8 +41,8 @@ void CheckMemory(const Result& r) {
                          {"memory.activations", m.activations}, {"memory.logits", m.logits},
                          {"memory.zero_buffers", m.zero_buffers}, {"memory.cuda_context", m.cuda_context},
                          {"memory.nccl_buffers", m.nccl_buffers}, {"memory.allocator_reserve", m.allocator_reserve},
-                         {"memory.framework", m.framework},
-                         {"memory.total", m.total}})
+                         {"memory.framework", m.framework}, {"memory.allocator_cache", m.allocator_cache},
+                         {"memory.observed", m.observed}, {"memory.total", m.total}})
     AtLeastZero(name, b.value());
   Positive("memory.capacity", m.capacity.value());
   for (const FitSuggestion& s : r.suggestions) AtLeastZero("suggestion per_gpu bytes", s.per_gpu.value());

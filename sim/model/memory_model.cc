@@ -163,6 +163,7 @@ void AddFrameworkMemory(const Scenario& sc, MemoryBreakdown& r) {
   r.cuda_context = f.cuda_context;
   r.nccl_buffers = f.nccl_buffers;
   r.allocator_reserve = f.allocator_reserve;
+  r.allocator_cache = f.allocator_cache;
   r.framework = f.total();
   r.total = live + r.framework;
 }
@@ -185,6 +186,7 @@ MemoryBreakdown VisionMemory(const Scenario& sc) {
   AddFrameworkMemory(sc, r);
   r.capacity = sc.cluster.node.gpu.memory;
   r.fits = r.total <= r.capacity;
+  r.observed = r.fits ? std::min(r.capacity, r.total + r.allocator_cache) : r.total;
   return r;
 }
 
@@ -218,6 +220,7 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
   AddFrameworkMemory(sc, r);
   r.capacity = sc.cluster.node.gpu.memory;
   r.fits = r.total <= r.capacity;
+  r.observed = r.fits ? std::min(r.capacity, r.total + r.allocator_cache) : r.total;
   return r;
 }
 

@@ -31,6 +31,12 @@ struct MemoryBreakdown {
   Bytes total;
   Bytes capacity;         // the GPU's memory
   bool fits = false;
+  // Where allocation sizes vary, the allocator's further cached blocks
+  // (framework_memory.h FrameworkMemory::allocator_cache): released before
+  // an out-of-memory error, so not in total; `observed` is what nvidia-smi
+  // shows, total plus that cache as far as the GPU holds it.
+  Bytes allocator_cache;
+  Bytes observed;
 };
 
 // Per-GPU memory of the fullest pipeline stage.

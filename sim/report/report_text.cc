@@ -199,6 +199,12 @@ void MemoryTable(std::string& o, const MemoryBreakdown& m, const std::vector<Fit
   row("CUDA context", m.cuda_context);
   row("NCCL buffers", m.nccl_buffers);
   row("allocator reserve", m.allocator_reserve);
+  // Not in the total: the allocator frees it before an out-of-memory error
+  // (framework_memory.h FrameworkMemory::allocator_cache).
+  if (m.allocator_cache.value() > 0 && m.fits)
+    o += fmt::format("  {:<22}{:>12}  not counted: sizes vary; cached while memory allows, freed before running out\n"
+                     "  {:<22}{:>12}\n",
+                     "(allocator cache)", Gib(m.observed - m.total), "nvidia-smi would show", Gib(m.observed));
   if (!m.fits) {
     if (sug.empty()) {
       o += "  No single change found that fits; consider more GPUs with more memory.\n";

@@ -355,9 +355,9 @@ TEST(Packing, PaddingWastesComputeOnPadTokens) {
 // Padded to each micro-batch's longest sample (the Hugging Face stacks'
 // collators): between packing and padding to seq_len, by the expected
 // longest of the micro-batch's samples; one sample a micro-batch wastes
-// nothing. The memory verdict keeps seq_len: a batch can reach it; only
-// the allocator's reserve grows, as the lengths vary from step to step
-// (framework_memory.h AllocationsVary).
+// nothing. The memory verdict keeps seq_len: a batch can reach it; as the
+// lengths vary from step to step the allocator caches more (what
+// nvidia-smi shows: framework_memory.h AllocationsVary), not in the total.
 TEST(Packing, PaddingToTheLongestComputesTheLongestSample) {
   const std::vector<std::string> mb4 = {"training.micro_batch=4", "training.global_batch=8", "training.packing=false",
                                         "training.sample_len=512"};
@@ -373,11 +373,11 @@ TEST(Packing, PaddingToTheLongestComputesTheLongestSample) {
   EXPECT_LT(expected, 2048);
   EXPECT_LT(lo.step->step_time.value(), hi.step->step_time.value());
   EXPECT_EQ(lo.step->tokens_per_step, hi.step->tokens_per_step);
-  EXPECT_DOUBLE_EQ((lo.memory.total - lo.memory.allocator_reserve).value(),
-                   (hi.memory.total - hi.memory.allocator_reserve).value());
+  EXPECT_EQ(lo.memory.total.value(), hi.memory.total.value());
   EXPECT_TRUE(AllocationsVary(s));
   EXPECT_FALSE(AllocationsVary(Qwen(max_length)));
-  EXPECT_NEAR(lo.memory.allocator_reserve / hi.memory.allocator_reserve, 0.15 / 0.85 / 0.05, 1e-9);
+  EXPECT_GT(lo.memory.observed.value(), lo.memory.total.value());
+  EXPECT_EQ(hi.memory.observed.value(), hi.memory.total.value());
   // Roughly as the sequences' lengths (plus the per-step fixed costs).
   EXPECT_NEAR(lo.step->step_time.value() / packed.step->step_time.value(), expected / 2048, 0.1);
   const Result one = Simulate(Qwen({"training.packing=false", "training.sample_len=512"}));
