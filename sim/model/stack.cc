@@ -151,7 +151,7 @@ int LinearModulesPerBlock(const ModelSpec& m, const StackTraits& traits) {
 // fetches start after the previous layer's compute. An empirical choice,
 // not the code's reading, checked on the seven DeepSpeed ZeRO-3 rows of
 // tests/data (stack_rows.csv, recipe_rows.csv): their mean |error| goes
-// from 32% (five too fast by 23-81%) to 12%, six of seven within 15%. Against
+// from 32% (four too fast by 23-81%) to 12%, six of seven within 15%. Against
 // it: Falcon-7B at 4k tokens on 8 A100s stepped in 2.86 s under ZeRO-3
 // and 2.93 s under FSDP (#3901), where the gathers are small beside the
 // compute either way.

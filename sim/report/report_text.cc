@@ -182,9 +182,10 @@ void MemoryTable(std::string& o, const MemoryBreakdown& m, const std::vector<Fit
                    100 * m.total.value() / m.capacity.value(),
                    m.fits ? ", " + Gib(spare) + " to spare" : "");
   // Under kThinHeadroom of the GPU to spare, what the estimate holds at a
-  // typical figure decides: the allocator's reserve with shapes that vary
-  // (10-35% of peak without expandable segments against the 5% counted,
-  // tests/data/memory_overheads.md), communicators the framework adds.
+  // typical figure decides: the allocator's reserve (5% counted; 10-35%
+  // of peak cached with shapes that vary, tests/data/memory_overheads.md,
+  // which the allocator frees before it fails), communicators the
+  // framework adds.
   if (m.fits && !FitsWithHeadroom(m))
     o += fmt::format("  warning: only {:.1f}% to spare; fragmentation (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
                      "limits it), extra NCCL communicators or a longer sample can exceed it\n",
