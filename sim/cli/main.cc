@@ -8,10 +8,13 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <string>
 #include <system_error>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/engine/isolated_run.h"
 #include "sim/base/error.h"
@@ -91,12 +94,18 @@ pf::Result Run(const Options& o, std::optional<pf::Alternative>& alternative) {
   pf::Scenario s = pf::LoadScenario(o.scenario_path, o.overrides);
   s.max_tasks = o.max_tasks;
   // One simulation per process in the in-process mode (a profiler's or a
-  // debugger's): the intervals' four more are skipped.
+  // debugger's): the intervals' four more and the faster-layout search's
+  // are skipped, and it says so for each not already turned off.
   const char* in_process_env = std::getenv(pf::kInProcessEnv);
   const bool in_process = in_process_env && std::string(in_process_env) == "1";
   s.intervals = !o.no_intervals && !in_process;
-  if (!o.no_intervals && !s.intervals)
-    std::cerr << "simulate: " << pf::kInProcessEnv << "=1 runs one simulation: no 90% intervals (--no-intervals)\n";
+  std::vector<std::string> skipped;
+  if (in_process && !o.no_intervals) skipped.push_back("no 90% intervals (--no-intervals)");
+  if (in_process && !o.no_alternative && o.replay_path.empty())
+    skipped.push_back("no faster-layout search (--no-alternative)");
+  if (!skipped.empty())
+    std::cerr << "simulate: " << pf::kInProcessEnv << "=1 runs one simulation: " << fmt::format("{}", fmt::join(skipped, ", "))
+              << "\n";
   if (o.replay_path.empty()) {
     if (o.force || pf::EstimateMemory(s).fits) pf::RefuseEndlessRun(s);  // else the report says what does not fit
     AnnounceLargeRun(s, o.force);

@@ -1,5 +1,6 @@
 #include "sim/job/result_check.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 #include <cstdio>
@@ -45,6 +46,14 @@ void CheckMemory(const Result& r) {
                          {"memory.observed", m.observed}, {"memory.total", m.total}})
     AtLeastZero(name, b.value());
   Positive("memory.capacity", m.capacity.value());
+  // What nvidia-smi shows is the total and, only where the job fits, the
+  // allocator's cache, never past the GPU.
+  const double cache = m.fits ? std::max(0.0, m.capacity.value() - m.total.value()) : 0.0;
+  Fraction("memory.allocator_cache / GPU to spare", cache > 0 ? m.allocator_cache.value() / cache : 0);
+  if (cache <= 0) AtLeastZero("memory.allocator_cache (none: the job fills the GPU)", -m.allocator_cache.value());
+  const double off = m.observed.value() - m.total.value() - m.allocator_cache.value();
+  if (!(std::abs(off) <= kBreakdownTolerance * m.total.value()))
+    Fail("memory.observed - memory.total - memory.allocator_cache", off, "0 (the total plus the cache)");
   for (const FitSuggestion& s : r.suggestions) AtLeastZero("suggestion per_gpu bytes", s.per_gpu.value());
 }
 

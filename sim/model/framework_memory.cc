@@ -59,13 +59,17 @@ constexpr double kNvlinkBidirPerLink = 50e9;
 // eight LLM fine-tunes (DeepSpeed ZeRO-3, LoRA, recompute) on A100-80GB,
 // that is 0.15 / 0.85 of the live tensors; torchtune#1185 saw a Llama-3-8B
 // QLoRA's peak fall 34% with expandable segments. Before it fails a
-// request the allocator frees its unused cached segments and retries
-// (CUDACachingAllocator.cpp: release_available_cached_blocks, then
-// release_cached_blocks): the share beyond the fixed-shape 5% is a cache
-// that grows where memory allows (FrameworkMemory::allocator_cache), not
-// memory the job needs; DeepSpeed's 530B ZeRO-3 run at micro-batch 8 on
-// A100-80GB (tests/data/deepspeed_scale.csv line 15) needs 74.7 GiB so
-// and ran, where 15% of its reserve held would be 83.6.
+// request the allocator frees the cached segments that hold no live block
+// and retries (CUDACachingAllocator.cpp: release_available_cached_blocks,
+// then release_cached_blocks); blocks stranded inside segments still in
+// use it cannot free, which is what expandable segments address. The
+// model assumes the share beyond the fixed-shape 5% is of the first kind:
+// a cache that grows where memory allows (FrameworkMemory::allocator_cache),
+// in what nvidia-smi shows, not in what the job needs (an assumption; the
+// report's thin-headroom warning names fragmentation). DeepSpeed's 530B
+// ZeRO-3 run at micro-batch 8 on A100-80GB (tests/data/deepspeed_scale.csv
+// line 15) ran; the model needs 74.7 GiB for it so, 83.6 with the whole
+// 15% held.
 constexpr double kAllocatorReserveFixed = 0.05;
 constexpr double kAllocatorReserveVarying = 0.15 / (1 - 0.15);
 

@@ -15,9 +15,9 @@ struct FrameworkMemory {
   Bytes nccl_buffers;       // NCCL's connection buffers, all of the GPU's communicators
   Bytes allocator_reserve;  // the caching allocator's cached blocks beyond live tensors
   // Where allocation sizes vary (AllocationsVary): the further blocks the
-  // allocator caches while memory allows. It frees them and retries before
-  // it reports an out-of-memory error, so they are not in total(): they are
-  // in what nvidia-smi shows, not in what the job needs.
+  // allocator caches while memory allows, assumed to be whole segments it
+  // frees and retries before it reports an out-of-memory error; not in
+  // total(): in what nvidia-smi shows, not in what the job needs.
   Bytes allocator_cache;
   Bytes total() const { return cuda_context + nccl_buffers + allocator_reserve; }
 };

@@ -68,8 +68,15 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, b
     sharded += 2 * sb * h * copies * ((expert_tp > 0 ? expert_tp : tp) == 1 ? 1.0 : double(tp));
   }
   double scores = 0;
-  if (t.attention == Attention::kUnfused && t.recompute == Recompute::kNone)
-    scores = 5.0 * m.heads * s * s * b;  // softmax, dropout mask, dropout output
+  // Megatron's fused softmax keeps its output, the dropout mask and output
+  // (5 B a score); eager Hugging Face code the fp32 softmax output and its
+  // cast back (4 + 2, or 4 alone at 4-byte scores; dropout at p = 0 keeps
+  // nothing).
+  if (t.attention == Attention::kUnfused && t.recompute == Recompute::kNone) {
+    const double e = ActivationBytes(t.precision);
+    const double per_score = TraitsOf(t.stack).kernels == Kernels::kEager ? (e >= 4 ? 4.0 : 4.0 + e) : 5.0;
+    scores = per_score * m.heads * s * s * b;
+  }
   return width * (replicated + (sharded + scores) / tp);
 }
 
@@ -187,6 +194,7 @@ MemoryBreakdown VisionMemory(const Scenario& sc) {
   r.capacity = sc.cluster.node.gpu.memory;
   r.fits = r.total <= r.capacity;
   r.observed = r.fits ? std::min(r.capacity, r.total + r.allocator_cache) : r.total;
+  r.allocator_cache = r.observed - r.total;
   return r;
 }
 
@@ -221,6 +229,7 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
   r.capacity = sc.cluster.node.gpu.memory;
   r.fits = r.total <= r.capacity;
   r.observed = r.fits ? std::min(r.capacity, r.total + r.allocator_cache) : r.total;
+  r.allocator_cache = r.observed - r.total;
   return r;
 }
 

@@ -32,9 +32,10 @@ struct MemoryBreakdown {
   Bytes capacity;         // the GPU's memory
   bool fits = false;
   // Where allocation sizes vary, the allocator's further cached blocks
-  // (framework_memory.h FrameworkMemory::allocator_cache): released before
-  // an out-of-memory error, so not in total; `observed` is what nvidia-smi
-  // shows, total plus that cache as far as the GPU holds it.
+  // (framework_memory.h FrameworkMemory::allocator_cache), as far as the
+  // GPU holds them (0 when the job does not fit): released before an
+  // out-of-memory error, so not in total. `observed` = total +
+  // allocator_cache, what nvidia-smi shows.
   Bytes allocator_cache;
   Bytes observed;
 };

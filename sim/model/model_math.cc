@@ -262,17 +262,12 @@ void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, int context
   // Unfused: scores and AV as batched GEMMs over the full square, softmax,
   // mask and dropout over b x heads x s x s elements: 7 bytes written and
   // 6 read per element (Korthikanti et al. 2022 store 5 of them), in
-  // Megatron's fused scale-mask-softmax. Eager Hugging Face code (Llama's
-  // "eager" attention, transformers 4.3x) runs them op by op at 2-byte
-  // scores: divide by sqrt(d) (read and write 2 B), add the mask (2 + 2),
-  // softmax in fp32 (read 2, write 4), cast back (read 4, write 2): 20 B;
-  // dropout at p = 0 returns its input (ATen's _dropout_impl). Backward:
-  // the cast's (2 + 4), the fp32 softmax's (read grad and output 4 + 4,
-  // write 2), the divide's (2 + 2): 20 B.
+  // Megatron's fused scale-mask-softmax.
   double score = 2 * b * s * keys * h / tp;
   double score_bytes = e * b * heads * s * keys;
-  const bool eager = TraitsOf(t.stack).kernels == Kernels::kEager;
-  const double elementwise = eager ? (bwd ? 4 * e + 12 : 6 * e + 8) / e : 13.0 / 2.0;
+  const double elementwise = TraitsOf(t.stack).kernels == Kernels::kEager
+                                 ? EagerSoftmaxBytesPerScore(t.precision, bwd ? Pass::kBackward : Pass::kForward) / e
+                                 : 13.0 / 2.0;
   int copies = bwd ? 2 : 1;
   for (int i = 0; i < copies; ++i) {
     ops.push_back({"attn_scores", OpKind::kGemm, Flops(score), Bytes(score_bytes + 2 * e * bsh / tp)});
@@ -280,6 +275,29 @@ void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, int context
   }
   ops.push_back(Memory("softmax_dropout", elementwise * score_bytes));
 }
+
+}  // namespace
+
+double EagerSoftmaxBytesPerScore(Precision precision, Pass pass) {
+  // Eager Hugging Face attention (Llama's "eager", transformers 4.3x) runs
+  // the chain op by op over scores of e bytes: divide by sqrt(d) (read and
+  // write e), add the mask (e + e), softmax in fp32, cast back; dropout at
+  // p = 0 returns its input (ATen's _dropout_impl). ATen's softmax with
+  // dtype=float32 upcasts inside its kernel only for fp16 (SoftMax.cpp:
+  // the half_to_float path); bf16 scores are cast first (read 2, write 4)
+  // and the softmax runs on fp32 (4 + 4). The backward reverses each cast,
+  // runs the fp32 softmax's (read grad and output 4 + 4, write 4, or e into
+  // fp16 directly) and the divide's (e + e).
+  const double e = ActivationBytes(precision);
+  if (e >= 4) return pass == Pass::kForward ? 6 * e : 5 * e;  // no casts: divide, mask, softmax; 3e + 2e back
+  const bool fused_upcast = precision == Precision::kFp16;
+  if (pass == Pass::kForward)  // divide, mask, [cast], softmax, cast back
+    return 4 * e + (fused_upcast ? e + 4 : (e + 4) + 8) + (4 + e);
+  // cast back's backward, softmax backward, [cast's backward], divide's
+  return (e + 4) + (fused_upcast ? 8 + e : 12 + (4 + e)) + 2 * e;
+}
+
+namespace {
 
 // What the recipe adds to a block: FP8 casts (LoRA adapters and NF4
 // dequantisation are stack kernels, stack_kernels.h).

@@ -89,6 +89,12 @@ struct Op {
 
 enum class Pass { kForward, kBackward };
 
+// Bytes of HBM traffic per attention score of eager Hugging Face attention's
+// elementwise chain (divide, mask, fp32 softmax, casts) in `pass`, at the
+// precision's activation bytes: 28 forward and 28 backward under bf16, 20
+// and 20 under fp16, 24 and 20 at 4-byte scores (model_math.cc).
+double EagerSoftmaxBytesPerScore(Precision precision, Pass pass);
+
 // How one GPU's share of a block is cut: tensor parallelism of `tp` splits
 // heads and FFN columns; with sequence parallelism (Korthikanti et al. 2022,
 // Sec. 4.2.2) the norms, dropouts and residual adds, which TP alone repeats

@@ -139,10 +139,9 @@ int LinearModulesPerBlock(const ModelSpec& m, const StackTraits& traits) {
 // and only once it holds a complete trace of the step's module order, does
 // it prefetch, at most stage3_prefetch_bucket_size (5e7) elements but at
 // least one parameter, and nothing while the gathered parameters exceed
-// stage3_max_live_parameters (1e9): a 530B model's 1.3-1.7e9-element
-// Linears are never prefetched. Where the code would prefetch one module
-// ahead, the measurements still show the gathers in series with the
-// compute: "the kernel operations in default stream are not starting until
+// stage3_max_live_parameters (1e9 by default). Where the code would
+// prefetch one module ahead, the measurements still show the gathers in
+// series with the compute: "the kernel operations in default stream are not starting until
 // the allgathers have completed" (a profile in DeepSpeed issue #1069, where
 // ZeRO-3 ran 19.5 TFLOP/s per GPU against ZeRO-2's 44.7); a 5B BERT's
 // forward took 480 ms under ZeRO-3 against 60 ms under ZeRO-2 on 8 A100s

@@ -8,6 +8,7 @@
 #include "sim/engine/group_paths.h"
 #include "sim/engine/node_topology.h"
 #include "sim/model/compute_model.h"
+#include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
 #include "sim/model/padding.h"
 #include "sim/workload/data_parallel.h"
@@ -45,14 +46,18 @@ ScreenEstimate ScreenStep(const Scenario& s) {
   // gathers: every weight, frozen or not) of the fullest stage.
   Seconds slot, last_backward;
   double most_params = 0, most_weights = 0;
+  // Under ZeRO-3 an NCCL kernel shares every GPU through the step, as the
+  // engine simulates it (engine/runner.cc ResidentShadows): the compute
+  // runs at 1 - nccl_compute_share of its speed.
+  const double resident = p.zero == 3 && p.dp > 1 ? 1 / (1 - s.calibration.nccl_compute_share) : 1;
   for (int stage = 0; stage < p.pp; ++stage) {
     Seconds work;
     double params = 0, weights = 0;
     for (int chunk = 0; chunk < p.vp; ++chunk) {
       const int vstage = chunk * p.pp + stage;
       const StageCost c = CostOfStage(s, vstage);
-      work += c.fwd.seconds + c.bwd.seconds + tp_all_reduce * double(c.tp_fwd + c.tp_bwd);
-      last_backward = std::max(last_backward, c.bwd.seconds);
+      work += (c.fwd.seconds + c.bwd.seconds) * resident + tp_all_reduce * double(c.tp_fwd + c.tp_bwd);
+      last_backward = std::max(last_backward, c.bwd.seconds * resident);
       params += c.params;
       weights += s.model.kind == ModelKind::kVision ? c.params : ParamsPerTpRank(s.model, p, vstage).total();
     }
@@ -75,11 +80,15 @@ ScreenEstimate ScreenStep(const Scenario& s) {
       // DeepSpeed's backward fetches twice under RegathersForBackward, and
       // its gathers run in series with the compute (Zero3GatherLookahead);
       // FSDP's hide behind it, as the reduce-scatters do.
+      // Over the shard group (HSDP's, or all DP ranks), at the bytes the
+      // weights are held in (QLoRA's 4-bit base: LayerWeightBytes).
       const double n = double(Zero3CollectivesPerLayer(s)) * std::max(1, s.model.layers);
       const double fetches = RegathersForBackward(s) ? 3 : 2;
+      const std::vector<int> shard(group.begin(), group.begin() + std::min<size_t>(group.size(), p.shard_ranks()));
+      const double held = LayerWeightBytes(t.method, t.precision);
       const Seconds gathers =
-          CollectiveTime(s, CollectiveKind::kAllGather, group, Bytes(most_weights * e / n)) * (fetches * n);
-      const Seconds scatters = CollectiveTime(s, CollectiveKind::kReduceScatter, group, Bytes(grads.value() / n)) * n;
+          CollectiveTime(s, CollectiveKind::kAllGather, shard, Bytes(most_weights * held / n)) * (fetches * n);
+      const Seconds scatters = CollectiveTime(s, CollectiveKind::kReduceScatter, shard, Bytes(grads.value() / n)) * n;
       const double mb = micro_batches;
       dp = Zero3GatherLookahead(TraitsOf(t.stack).gather) > 0
                ? std::max(Seconds(0), (gathers + scatters) * mb - est.compute)

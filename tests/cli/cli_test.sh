@@ -26,9 +26,10 @@ for key in step_time_s tokens_per_s mfu scaling_efficiency per_gpu_bytes fits br
 done
 
 # SimGrid in the calling process (for a profiler or a debugger): same answer.
-# It runs one simulation, so no intervals (--no-intervals), and a scenario
-# without checkpoints (whose write and restore are simulations of their own).
-"$SIM" "$ROOT/scenarios/foundry_mpt7b_8xA100.yaml" --format json --no-intervals >forked.json
+# It runs one simulation, so no intervals (--no-intervals) and no faster
+# layout (--no-alternative), and a scenario without checkpoints (whose write
+# and restore are simulations of their own).
+"$SIM" "$ROOT/scenarios/foundry_mpt7b_8xA100.yaml" --format json --no-intervals --no-alternative >forked.json
 PREFLIGHT_IN_PROCESS=1 "$SIM" "$ROOT/scenarios/foundry_mpt7b_8xA100.yaml" --format json >inproc.json 2>inproc.err; rc=$?
 check "in-process run exits 0" test $rc -eq 0
 check "in-process JSON is byte-identical" cmp -s forked.json inproc.json
