@@ -104,8 +104,7 @@ pf::Result Run(const Options& o, std::optional<pf::Alternative>& alternative) {
   if (in_process && !o.no_alternative && o.replay_path.empty())
     skipped.push_back("no faster-layout search (--no-alternative)");
   if (!skipped.empty())
-    std::cerr << "simulate: " << pf::kInProcessEnv << "=1 runs one simulation: " << fmt::format("{}", fmt::join(skipped, ", "))
-              << "\n";
+    std::cerr << fmt::format("simulate: {}=1 runs one simulation: {}\n", pf::kInProcessEnv, fmt::join(skipped, ", "));
   if (o.replay_path.empty()) {
     if (o.force || pf::EstimateMemory(s).fits) pf::RefuseEndlessRun(s);  // else the report says what does not fit
     AnnounceLargeRun(s, o.force);

@@ -48,9 +48,9 @@ void CheckMemory(const Result& r) {
   Positive("memory.capacity", m.capacity.value());
   // What nvidia-smi shows is the total and, only where the job fits, the
   // allocator's cache, never past the GPU.
-  const double cache = m.fits ? std::max(0.0, m.capacity.value() - m.total.value()) : 0.0;
-  Fraction("memory.allocator_cache / GPU to spare", cache > 0 ? m.allocator_cache.value() / cache : 0);
-  if (cache <= 0) AtLeastZero("memory.allocator_cache (none: the job fills the GPU)", -m.allocator_cache.value());
+  const double room = m.fits ? std::max(0.0, m.capacity.value() - m.total.value()) : 0.0;
+  if (!(m.allocator_cache.value() <= room))
+    Fail("memory.allocator_cache", m.allocator_cache.value(), "[0, " + Num(room) + "], the GPU beyond the total");
   const double off = m.observed.value() - m.total.value() - m.allocator_cache.value();
   if (!(std::abs(off) <= kBreakdownTolerance * m.total.value()))
     Fail("memory.observed - memory.total - memory.allocator_cache", off, "0 (the total plus the cache)");

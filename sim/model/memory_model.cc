@@ -163,16 +163,22 @@ Bytes ActivationMemory(const Scenario& sc, int stage) {
   return Bytes(act);
 }
 
-// The terms beyond the tensors of `r` (framework_memory.h) and the total.
+// The terms beyond the tensors of `r` (framework_memory.h), the total, the
+// verdict against the GPU and what nvidia-smi shows.
 void AddFrameworkMemory(const Scenario& sc, MemoryBreakdown& r) {
   const Bytes live = r.weights + r.gradients + r.optimizer + r.activations + r.logits + r.zero_buffers;
   const FrameworkMemory f = EstimateFrameworkMemory(sc, live);
   r.cuda_context = f.cuda_context;
   r.nccl_buffers = f.nccl_buffers;
   r.allocator_reserve = f.allocator_reserve;
-  r.allocator_cache = f.allocator_cache;
   r.framework = f.total();
   r.total = live + r.framework;
+  r.capacity = sc.cluster.node.gpu.memory;
+  r.fits = r.total <= r.capacity;
+  // The allocator's cache as far as the GPU holds it, none where the job
+  // does not fit.
+  r.observed = r.fits ? std::min(r.capacity, r.total + f.allocator_cache) : r.total;
+  r.allocator_cache = r.observed - r.total;
 }
 
 // A vision model, data-parallel: the same states per parameter; the
@@ -191,10 +197,6 @@ MemoryBreakdown VisionMemory(const Scenario& sc) {
   r.activations = Bytes(c.activation_elements * e * t.micro_batch);
   if (p.zero >= 3 && p.dp > 1) r.zero_buffers = Bytes(c.params * e);
   AddFrameworkMemory(sc, r);
-  r.capacity = sc.cluster.node.gpu.memory;
-  r.fits = r.total <= r.capacity;
-  r.observed = r.fits ? std::min(r.capacity, r.total + r.allocator_cache) : r.total;
-  r.allocator_cache = r.observed - r.total;
   return r;
 }
 
@@ -226,10 +228,6 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
     }
   }
   AddFrameworkMemory(sc, r);
-  r.capacity = sc.cluster.node.gpu.memory;
-  r.fits = r.total <= r.capacity;
-  r.observed = r.fits ? std::min(r.capacity, r.total + r.allocator_cache) : r.total;
-  r.allocator_cache = r.observed - r.total;
   return r;
 }
 
