@@ -206,6 +206,29 @@ TEST(StackKernels, DeepSpeedGathersPerModule) {
   EXPECT_GE(a.step->breakdown.dp_comm.value(), b.step->breakdown.dp_comm.value());
 }
 
+// The ZeRO-3 gathers' distances back to the compute each waits for, in
+// gathers: 1 where each fetch follows the compute that used the previous
+// one, 2 where it runs a block ahead.
+std::set<int> GatherLookahead(const Scenario& s) {
+  const preflight::Workload w = BuildWorkload(s);
+  std::vector<int> gathers;
+  std::map<int, int> user;  // compute task -> the gather (its index in `gathers`) it waits for
+  for (int i = 0; i < w.tasks_size(); ++i)
+    if (w.tasks(i).name().rfind("zero3_gather", 0) == 0) gathers.push_back(i);
+  for (int i = 0; i < w.tasks_size(); ++i) {
+    if (!w.tasks(i).has_compute() || w.tasks(i).compute().gpu() != 0) continue;
+    for (uint32_t d : w.tasks(i).deps()) {
+      auto it = std::find(gathers.begin(), gathers.end(), int(d));
+      if (it != gathers.end()) user[i] = int(it - gathers.begin());
+    }
+  }
+  std::set<int> distances;
+  for (size_t k = 0; k < gathers.size(); ++k)
+    for (uint32_t d : w.tasks(gathers[k]).deps())
+      if (user.count(int(d))) distances.insert(int(k) - user[int(d)]);
+  return distances;
+}
+
 // DeepSpeed's fetches run in series with the compute, FSDP's one block
 // ahead of it (model/stack.h Zero3GatherLookahead): in the task graph each
 // gather waits for the compute that used the gather before it (DeepSpeed)
@@ -214,33 +237,31 @@ TEST(StackKernels, DeepSpeedGathersPerModule) {
 TEST(StackKernels, DeepSpeedFetchesInSeriesWithTheCompute) {
   EXPECT_EQ(Zero3GatherLookahead(Zero3Gather::kPerModule), 0);
   EXPECT_EQ(Zero3GatherLookahead(Zero3Gather::kPerBlock), 1);
-  // The gathers' distance back to the compute they wait for, in gathers.
-  auto lookahead = [](const Scenario& s) {
-    const preflight::Workload w = BuildWorkload(s);
-    std::vector<int> gathers;
-    std::map<int, int> user;  // compute task -> the gather (its index in `gathers`) it waits for
-    for (int i = 0; i < w.tasks_size(); ++i)
-      if (w.tasks(i).name().rfind("zero3_gather", 0) == 0) gathers.push_back(i);
-    for (int i = 0; i < w.tasks_size(); ++i) {
-      if (!w.tasks(i).has_compute() || w.tasks(i).compute().gpu() != 0) continue;
-      for (uint32_t d : w.tasks(i).deps()) {
-        auto it = std::find(gathers.begin(), gathers.end(), int(d));
-        if (it != gathers.end()) user[i] = int(it - gathers.begin());
-      }
-    }
-    std::set<int> distances;
-    for (size_t k = 0; k < gathers.size(); ++k)
-      for (uint32_t d : w.tasks(gathers[k]).deps())
-        if (user.count(int(d))) distances.insert(int(k) - user[int(d)]);
-    return distances;
-  };
   const Scenario ds = LoadScenario(ScenarioPath("qwen_7b_full_zero3_2gpu"));
   const Scenario fsdp = LoadScenario(ScenarioPath("qwen_7b_full_zero3_2gpu"), {"training.stack=fsdp"});
-  EXPECT_EQ(lookahead(ds), std::set<int>{1});
-  EXPECT_EQ(lookahead(fsdp), std::set<int>{2});
+  EXPECT_EQ(GatherLookahead(ds), std::set<int>{1});
+  EXPECT_EQ(GatherLookahead(fsdp), std::set<int>{2});
   const Result a = Simulate(ds), b = Simulate(fsdp);
   ASSERT_TRUE(a.step && b.step);
   EXPECT_GT(a.step->breakdown.dp_comm.value(), 2 * b.step->breakdown.dp_comm.value());
+}
+
+// A vision model under ZeRO-3 follows the same rules as a transformer:
+// DeepSpeed's fetches in series with the compute and its allocator cache,
+// FSDP's a block ahead and none.
+TEST(StackKernels, VisionZero3FollowsTheStack) {
+  const std::string resnet = testing_util::kRoot + "/scenarios/resnet50_8xA100.yaml";
+  const Scenario ds = LoadScenario(resnet, {"training.stack=deepspeed", "parallel.zero=3"});
+  const Scenario fsdp = LoadScenario(resnet, {"training.stack=fsdp", "parallel.zero=3"});
+  EXPECT_EQ(GatherLookahead(ds), std::set<int>{1});
+  EXPECT_EQ(GatherLookahead(fsdp), std::set<int>{2});
+  EXPECT_TRUE(AllocationsVary(ds));
+  EXPECT_FALSE(AllocationsVary(fsdp));
+  EXPECT_GT(EstimateMemory(ds).allocator_cache.value(), 0);
+  EXPECT_EQ(EstimateMemory(fsdp).allocator_cache.value(), 0);
+  const Result a = Simulate(ds), b = Simulate(fsdp);
+  ASSERT_TRUE(a.step && b.step);
+  EXPECT_GT(a.step->breakdown.dp_comm.value(), b.step->breakdown.dp_comm.value());
 }
 
 // The loss: Hugging Face's fp32 copy of the logits holds 4 bytes more per
