@@ -21,7 +21,7 @@ using nlohmann::json;
 // The figures after the grid's columns, in this order.
 const std::vector<std::string>& MetricNames() {
   static const std::vector<std::string> names = {
-      "fits", "per_gpu_gib", "host_gib", "step_time_s", "tokens_per_s", "mfu", "hfu", "scaling_efficiency",
+      "fits", "per_gpu_gib", "spare_gib", "observed_gib", "host_gib", "step_time_s", "tokens_per_s", "mfu", "hfu", "scaling_efficiency",
       "wall_clock_s", "cost_usd", "compute_s", "optimizer_s", "tp_comm_s", "pp_comm_s", "dp_comm_s", "io_s",
       "bubble_s", "idle_s", "data_stall_s", "ep_comm_s", "cp_comm_s"};
   return names;
@@ -41,7 +41,11 @@ Row Evaluate(const std::string& path, std::vector<std::string> sets, const std::
     auto& m = row.metrics;
     m[0] = r.memory.fits && r.host.fits ? 1 : 0;
     m[1] = r.memory.total.value() / kGiB;
-    m[2] = r.host.total.value() / kGiB;
+    // The headroom the report's verdict states, where the job fits, and
+    // what nvidia-smi would show (the total and the allocator's cache).
+    if (r.memory.fits) m[2] = (r.memory.capacity - r.memory.total).value() / kGiB;
+    m[3] = r.memory.observed.value() / kGiB;
+    m[4] = r.host.total.value() / kGiB;
     if (!r.step) {
       row.status = "does_not_fit";
       row.reason = !r.memory.fits ? fmt::format("needs {:.1f} GiB of GPU memory per GPU, has {:.1f}",
@@ -52,13 +56,13 @@ Row Evaluate(const std::string& path, std::vector<std::string> sets, const std::
     }
     const StepResult& st = *r.step;
     const Breakdown& b = st.breakdown;
-    m[3] = st.step_time.value(), m[4] = st.tokens_per_s, m[5] = st.mfu, m[6] = st.hfu;
-    m[7] = st.scaling_efficiency, m[8] = st.wall_clock.value();
-    if (st.cost) m[9] = st.cost->value();
+    m[5] = st.step_time.value(), m[6] = st.tokens_per_s, m[7] = st.mfu, m[8] = st.hfu;
+    m[9] = st.scaling_efficiency, m[10] = st.wall_clock.value();
+    if (st.cost) m[11] = st.cost->value();
     const double parts[] = {b.compute.value(), b.optimizer.value(), b.tp_comm.value(), b.pp_comm.value(),
                             b.dp_comm.value(), b.io.value(), b.bubble.value(), b.idle.value(), b.data_stall.value(),
                             b.ep_comm.value(), b.cp_comm.value()};
-    for (size_t k = 0; k < std::size(parts); ++k) m[10 + k] = parts[k];
+    for (size_t k = 0; k < std::size(parts); ++k) m[12 + k] = parts[k];
   } catch (const InputError& e) {
     row.status = "rejected";
     row.reason = e.message();

@@ -22,6 +22,10 @@ check "first line names the sweep" grep -q "^# preflight sweep [0-9a-f]\{16\} po
 check "columns name the swept keys" grep -q "^point,parallel.dp,training.micro_batch,training.recompute,status,reason,fits" one.csv
 check "infeasible points are rows with a reason" grep -q "^0,1,1,none,rejected,\"parallel.dp: tp x pp x dp = 1 x 1 x 1 = 1" one.csv
 check "feasible points have a step time" grep -q "^[0-9]*,4,[124],[a-z]*,ok,," one.csv
+# A point that fits states its headroom: the GPU's memory less what it needs
+# (the 4090's 24 GiB), and what nvidia-smi would show, no less than that.
+check "fitting points state their spare memory" awk -F, '$5 == "ok" { n++; if ($9 == "" || $8 + $9 < 23.9 || $8 + $9 > 24.1 || $10 < $8) bad++ } END { exit !(n > 0 && bad == 0) }' one.csv
+check "the header names the headroom columns" grep -q ",fits,per_gpu_gib,spare_gib,observed_gib,host_gib," one.csv
 check "the summary line counts the points" grep -q "18 points" err.txt
 
 "$SIM" sweep "$SC" "${GRID[@]}" -o two.csv -j 2 -q 2>/dev/null
