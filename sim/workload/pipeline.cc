@@ -45,8 +45,10 @@ void EmitTiedEmbeddingSync(TaskGraph& g, const Scenario& s, const PipelineLinks&
     // The PipelineEngine's ReduceTiedGrads instruction runs before its
     // ReduceGrads (runtime/pipe/schedule.py TrainSchedule), each a
     // blocking all-reduce on the stage's stream.
+    // (With one DP rank there is no reduce to wait.)
     if (flush)
-      for (int stage : {0, last}) g.Dep(links.flush_reduce[stage], x);
+      for (int stage : {0, last})
+        if (links.flush_reduce[stage] != kNoTask) g.Dep(links.flush_reduce[stage], x);
   }
 }
 

@@ -136,12 +136,16 @@ StageCost CostOfStage(const Scenario& s, int vstage) {
   c.layer_weights = CountParams(m).per_layer / p.tp;
   c.params = frozen ? t.lora_rank * AdapterWidthPerLayer(m, t) * c.layers / p.tp : held.total();
   if (!frozen && p.ep > 1) c.expert_params = held.experts;
-  // DeepSpeed's BF16_Optimizer under a pipeline (stack.h): each
-  // micro-batch's bf16 gradients added into the fp32 copies, reading 2 + 4
-  // and writing 4 bytes per parameter (at least: one fused add).
+  // DeepSpeed's BF16_Optimizer under a pipeline (stack.h): after each
+  // micro-batch's backward, update_hp_grads adds every parameter's bf16
+  // gradient into its fp32 copy as `hp_grad.data.add_(lp.grad.data.to(
+  // hp_grad.dtype))` (runtime/bf16_optimizer.py @ v0.6.2 32d9797): a cast
+  // (read 2, write 4 bytes a parameter) and an add (read 4 + 4, write 4),
+  // two kernels issued from a Python loop.
   if (ReducesAfterFlush(s) && t.precision == Precision::kBf16)
-    c.bwd = c.bwd + Measure({{"bf16_optimizer_grad_accumulate", OpKind::kMemory, Flops(0), Bytes(10 * c.params)}}, s,
-                            Pass::kBackward);
+    c.bwd = c.bwd + Measure({{"bf16_optimizer_grad_to_fp32", OpKind::kMemory, Flops(0), Bytes(6 * c.params)},
+                             {"bf16_optimizer_grad_add", OpKind::kMemory, Flops(0), Bytes(12 * c.params)}},
+                            s);
   TensorParallelCounts(s, first, last, c);
   ExpertCounts(s, c);
   if (p.context_group > 1) {  // ring attention's K/V exchange, as Llama 3's all-gather of K and V
