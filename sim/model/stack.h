@@ -74,6 +74,10 @@ Loss LossOf(const TrainingSpec& t);
 // whose kernels are shorter than this waits for the host.
 Seconds HostSecondsPerForwardKernel();
 Seconds HostSecondsPerBackwardKernel();
+// Under CUDA_LAUNCH_BLOCKING=1 each launch also waits for its kernel to end
+// and for the host to learn of it: the synchronous launch's latency less
+// the asynchronous one's.
+Seconds BlockingLaunchWaitPerKernel();
 
 // Bytes per element of the gradients the job accumulates, keeps in memory
 // and reduces over data parallelism: training.grad_reduce's when given,

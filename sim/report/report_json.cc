@@ -55,7 +55,8 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                             {"sample_len_cv", s.training.sample_len_cv},
                             {"computed_tokens_per_sequence", PaddedView(s).training.seq_len},
                             {"useful_tokens_per_sequence", s.training.useful_tokens_per_sequence()},
-                            {"gradient_bytes", GradientBytes(s.training)}};
+                            {"gradient_bytes", GradientBytes(s.training)},
+                            {"launch_blocking", s.training.launch_blocking}};
   j["scenario"]["storage"] = json::array();
   for (const StorageTier& t : s.cluster.storage)
     j["scenario"]["storage"].push_back({{"name", t.name}, {"kind", ToString(t.kind)}, {"servers", t.servers},

@@ -48,6 +48,10 @@ std::string StackLine(const Scenario& s) {
     o += fmt::format("; each sample padded to {} tokens ({} useful, {:.0f}%)", t.seq_len,
                      int(t.useful_tokens_per_sequence()), 100 * t.useful_tokens_per_sequence() / t.seq_len);
   }
+  if (t.launch_blocking)
+    o += fmt::format("; CUDA_LAUNCH_BLOCKING=1: each kernel issued after the last one ends, {:.1f} us of waiting "
+                     "besides its issue",
+                     BlockingLaunchWaitPerKernel().value() * 1e6);
   return o + "\n";
 }
 

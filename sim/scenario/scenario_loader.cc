@@ -172,7 +172,8 @@ ParallelSpec ParseParallel(const YamlView& par) {
 TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   v.ExpectKeys({"method", "precision", "seq_len", "micro_batch", "global_batch", "recompute",
                 "attention", "tokens", "images", "epochs", "lora_rank", "lora_targets", "stack", "packing", "sample_len",
-                "padding", "sample_len_cv", "per_sample_attention", "capacity_factor", "expert_imbalance", "grad_reduce"});
+                "padding", "sample_len_cv", "per_sample_attention", "capacity_factor", "expert_imbalance", "grad_reduce",
+                "launch_blocking"});
   if (vision) {
     for (const char* key : {"seq_len", "tokens", "attention", "lora_rank", "lora_targets", "packing", "sample_len",
                             "padding", "sample_len_cv", "per_sample_attention"})
@@ -233,6 +234,7 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
     t.per_sample_attention_given = true;
   }
   if (v.Has("packing")) t.packing = v.Get("packing").Bool();
+  if (v.Has("launch_blocking")) t.launch_blocking = v.Get("launch_blocking").Bool();
   t.padding = DefaultPadding(t.stack);
   if (v.Has("padding")) {
     t.padding = v.Get("padding").Enum<Padding>();

@@ -76,6 +76,13 @@ struct TrainingSpec {
   // pre-training default). Default: on for stack nemo.
   bool per_sample_attention = false;
   bool per_sample_attention_given = false;
+  // CUDA_LAUNCH_BLOCKING=1 in the job's environment (a debugging switch,
+  // and BigScience's workaround for hangs in BLOOM's training): every
+  // kernel launch, NCCL's included, returns only once the kernel is done,
+  // so the host's time to issue each kernel adds to the GPU's instead of
+  // hiding under the kernels before it, and no collective overlaps the
+  // compute (validate.cc accepts it only where none would).
+  bool launch_blocking = false;
   double epochs = 0;      // when the job is given in epochs of data.size (job_tokens follows)
   // The type gradients accumulate in and are reduced over data parallelism
   // in (training.grad_reduce: Megatron's --grad-reduce-in-bf16, NeMo's

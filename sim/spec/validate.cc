@@ -416,6 +416,39 @@ Check Hardware(const Scenario& s) {
   return {};
 }
 
+// CUDA_LAUNCH_BLOCKING=1 (training.launch_blocking): every NCCL call
+// returns only once its collective is done, so no collective overlaps the
+// compute. Preflight models it for jobs whose collectives already run in
+// series with the compute: no overlapped gradient reduction (DeepSpeed's
+// PipelineEngine reduces after the flush, model/stack.h
+// ReducesAfterFlush), no ZeRO-2/3 reduce-scatters in the backward, no
+// overlapped parameter gather, TP overlap, ring attention or offload.
+Check LaunchBlocking(const Scenario& s, int dp) {
+  const TrainingSpec& t = s.training;
+  const ParallelSpec& p = s.parallel;
+  if (!t.launch_blocking) return {};
+  const bool after_flush = t.stack == Stack::kDeepspeed && p.pp > 1 && t.method == Method::kFull && p.zero < 2;
+  std::string overlap;
+  if (dp > 1 && p.zero >= 2)
+    overlap = "ZeRO stage " + Str(p.zero) + " reduce-scatters the gradients during the backward";
+  else if (dp > 1 && p.dp_overlap && !after_flush)
+    overlap = "parallel.dp_overlap is true (the gradient all-reduce runs beside the backward)";
+  else if (p.param_gather_overlap)
+    overlap = "parallel.param_gather_overlap is true";
+  else if (p.tp_overlap)
+    overlap = "parallel.tp_overlap is true";
+  else if (p.cp > 1)
+    overlap = "parallel.cp is " + Str(p.cp) + " (ring attention exchanges K and V beside the attention)";
+  else if (p.offload != Offload::kNone)
+    overlap = std::string("parallel.offload is ") + ToString(p.offload) + " (copies beside the compute)";
+  if (overlap.empty()) return {};
+  return SpecError{"training.launch_blocking",
+                   "true makes every NCCL collective end before the next kernel starts, which Preflight models where "
+                   "no collective overlaps the compute; here " + overlap +
+                       "; accepted: false, or a job whose collectives run in series (parallel.dp_overlap: false, zero "
+                       "0 or 1, no param_gather_overlap, tp_overlap, cp or offload)"};
+}
+
 // What each training stack can run (model/stack.h): the Hugging Face
 // Trainer (and LLaMA-Factory on it) and Unsloth split no layers, so they
 // train data-parallel only, under DeepSpeed ZeRO or FSDP; open-source
@@ -466,6 +499,7 @@ std::optional<SpecError> Validate(const Scenario& s) {
   const int dp = p.dp_auto ? static_cast<int>(s.cluster.gpus() / Product({p.tp, p.cp, p.pp})) : p.dp;
   if (auto e = Batch(s, dp)) return e;
   if (auto e = Experts(s, dp)) return e;
+  if (auto e = LaunchBlocking(s, dp)) return e;
   if (auto e = Hardware(s)) return e;
   if (s.model.kind != ModelKind::kVision)
     if (auto e = TrainingStack(s)) return e;
