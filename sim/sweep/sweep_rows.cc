@@ -1,10 +1,12 @@
 #include "sim/sweep/sweep_rows.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -21,9 +23,10 @@ using nlohmann::json;
 // The figures after the grid's columns, in this order.
 const std::vector<std::string>& MetricNames() {
   static const std::vector<std::string> names = {
-      "fits", "per_gpu_gib", "spare_gib", "observed_gib", "host_gib", "step_time_s", "tokens_per_s", "mfu", "hfu", "scaling_efficiency",
-      "wall_clock_s", "cost_usd", "compute_s", "optimizer_s", "tp_comm_s", "pp_comm_s", "dp_comm_s", "io_s",
-      "bubble_s", "idle_s", "data_stall_s", "ep_comm_s", "cp_comm_s"};
+      "fits",         "per_gpu_gib",  "spare_gib",  "observed_gib", "host_gib",     "step_time_s",
+      "tokens_per_s", "mfu",          "hfu",        "scaling_efficiency",          "wall_clock_s", "cost_usd",
+      "compute_s",    "optimizer_s",  "tp_comm_s",  "pp_comm_s",    "dp_comm_s",    "io_s",
+      "bubble_s",     "idle_s",       "data_stall_s", "ep_comm_s",  "cp_comm_s"};
   return names;
 }
 
@@ -31,6 +34,13 @@ struct Row {
   std::string status = "ok";  // ok, does_not_fit, rejected, error
   std::string reason;
   std::vector<std::optional<double>> metrics = std::vector<std::optional<double>>(MetricNames().size());
+  // Sets the figure of column `name` (one of MetricNames()).
+  void Set(const std::string& name, double value) {
+    const auto& names = MetricNames();
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) throw std::logic_error("sweep: no column " + name);
+    metrics[it - names.begin()] = value;
+  }
 };
 
 Row Evaluate(const std::string& path, std::vector<std::string> sets, const std::vector<std::string>& point) {
@@ -38,14 +48,13 @@ Row Evaluate(const std::string& path, std::vector<std::string> sets, const std::
   sets.insert(sets.end(), point.begin(), point.end());
   try {
     const Result r = Simulate(LoadScenario(path, sets));
-    auto& m = row.metrics;
-    m[0] = r.memory.fits && r.host.fits ? 1 : 0;
-    m[1] = r.memory.total.value() / kGiB;
+    row.Set("fits", r.memory.fits && r.host.fits ? 1 : 0);
+    row.Set("per_gpu_gib", r.memory.total.value() / kGiB);
     // The headroom the report's verdict states, where the job fits, and
     // what nvidia-smi would show (the total and the allocator's cache).
-    if (r.memory.fits) m[2] = (r.memory.capacity - r.memory.total).value() / kGiB;
-    m[3] = r.memory.observed.value() / kGiB;
-    m[4] = r.host.total.value() / kGiB;
+    if (r.memory.fits) row.Set("spare_gib", (r.memory.capacity - r.memory.total).value() / kGiB);
+    row.Set("observed_gib", r.memory.observed.value() / kGiB);
+    row.Set("host_gib", r.host.total.value() / kGiB);
     if (!r.step) {
       row.status = "does_not_fit";
       row.reason = !r.memory.fits ? fmt::format("needs {:.1f} GiB of GPU memory per GPU, has {:.1f}",
@@ -56,13 +65,19 @@ Row Evaluate(const std::string& path, std::vector<std::string> sets, const std::
     }
     const StepResult& st = *r.step;
     const Breakdown& b = st.breakdown;
-    m[5] = st.step_time.value(), m[6] = st.tokens_per_s, m[7] = st.mfu, m[8] = st.hfu;
-    m[9] = st.scaling_efficiency, m[10] = st.wall_clock.value();
-    if (st.cost) m[11] = st.cost->value();
-    const double parts[] = {b.compute.value(), b.optimizer.value(), b.tp_comm.value(), b.pp_comm.value(),
-                            b.dp_comm.value(), b.io.value(), b.bubble.value(), b.idle.value(), b.data_stall.value(),
-                            b.ep_comm.value(), b.cp_comm.value()};
-    for (size_t k = 0; k < std::size(parts); ++k) m[12 + k] = parts[k];
+    row.Set("step_time_s", st.step_time.value());
+    row.Set("tokens_per_s", st.tokens_per_s);
+    row.Set("mfu", st.mfu);
+    row.Set("hfu", st.hfu);
+    row.Set("scaling_efficiency", st.scaling_efficiency);
+    row.Set("wall_clock_s", st.wall_clock.value());
+    if (st.cost) row.Set("cost_usd", st.cost->value());
+    const std::pair<const char*, Seconds> parts[] = {
+        {"compute_s", b.compute},   {"optimizer_s", b.optimizer}, {"tp_comm_s", b.tp_comm},
+        {"pp_comm_s", b.pp_comm},   {"dp_comm_s", b.dp_comm},     {"io_s", b.io},
+        {"bubble_s", b.bubble},     {"idle_s", b.idle},           {"data_stall_s", b.data_stall},
+        {"ep_comm_s", b.ep_comm},   {"cp_comm_s", b.cp_comm}};
+    for (const auto& [name, seconds] : parts) row.Set(name, seconds.value());
   } catch (const InputError& e) {
     row.status = "rejected";
     row.reason = e.message();
