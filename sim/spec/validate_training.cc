@@ -1,0 +1,128 @@
+#include "sim/spec/validate_training.h"
+
+#include <string>
+
+#include "sim/spec/names.h"
+
+namespace pf {
+namespace {
+
+std::string Str(long long x) { return std::to_string(x); }
+
+}  // namespace
+
+std::optional<SpecError> CheckTrainingOnHardware(const Scenario& s) {
+  const ModelSpec& m = s.model;
+  const TrainingSpec& t = s.training;
+  if (m.kind == ModelKind::kVision) {
+    if (PeakFlops(s.cluster.node.gpu, t.precision).value() <= 0)
+      return SpecError{"training.precision", "\"" + std::string(ToString(t.precision)) +
+                                                 "\" has no tensor-core rate on " + s.cluster.node.gpu.name};
+    return {};
+  }
+  if (s.data.enabled && (s.data.format == DataFormat::kJpeg || s.data.format == DataFormat::kRaw))
+    return SpecError{"data.format", std::string("\"") + ToString(s.data.format) + "\" holds images; " + m.name +
+                                        " reads text: text or tokens"};
+  if (m.position == Position::kLearned && t.seq_len > m.max_seq)
+    return SpecError{"training.seq_len", Str(t.seq_len) +
+                                             " exceeds the model's learned position table (" +
+                                             Str(m.max_seq) + ")"};
+  const GpuSpec& g = s.cluster.node.gpu;
+  if (t.method != Method::kFull && t.lora_rank > m.hidden)
+    return SpecError{"training.lora_rank", Str(t.lora_rank) + " exceeds the model's hidden size (" +
+                                               Str(m.hidden) + ")"};
+  if (ElementBytes(t.precision) == 4 && t.attention != Attention::kUnfused)
+    return SpecError{"training.attention", std::string(ToString(t.attention)) +
+                                               (t.attention_given ? "" : " (the stack's default)") +
+                                               " runs in fp16/bf16 only; with \"" +
+                                               std::string(ToString(t.precision)) + "\" set attention: unfused"};
+  if (t.grad_reduce) {
+    // fp32, or the parameters' own 16-bit type (fp8 trains bf16 parameters).
+    const Precision own = t.precision == Precision::kFp8 ? Precision::kBf16 : t.precision;
+    const bool half = ElementBytes(t.precision) == 2;
+    if (*t.grad_reduce != Precision::kFp32 && !(half && *t.grad_reduce == own))
+      return SpecError{"training.grad_reduce",
+                       "\"" + std::string(ToString(*t.grad_reduce)) + "\" is not accepted with precision \"" +
+                           ToString(t.precision) + "\": gradients are reduced in fp32" +
+                           (half ? std::string(" or in the parameters' ") + ToString(own) : std::string(" only"))};
+  }
+  if (t.padding_given && t.packing)
+    return SpecError{"training.padding", std::string("\"") + ToString(t.padding) +
+                                             "\" pads unpacked samples, but packing is true (each sequence is filled with "
+                                             "whole samples); accepted: set packing: false, or drop padding"};
+  if (t.per_sample_attention_given && t.per_sample_attention && (!t.packing || t.attention == Attention::kUnfused))
+    return SpecError{"training.per_sample_attention",
+                     std::string("true needs packed samples and a fused attention kernel (variable-length FlashAttention or cuDNN); here ") +
+                         (!t.packing ? "packing is false (each sample has its sequence to itself)" : "attention is unfused") +
+                         "; accepted: false, or packing: true with attention flash, cudnn or flash3"};
+  if (t.attention == Attention::kFlash3 && !g.attention_flash3)
+    return SpecError{"training.attention", "\"flash3\" (FlashAttention-3) runs on Hopper GPUs only (H100, H800, H200, H20), not on " +
+                                               g.name + "; accepted here: flash, cudnn, unfused"};
+  if (PeakFlops(g, t.precision).value() <= 0)
+    return SpecError{"training.precision", "\"" + std::string(ToString(t.precision)) +
+                                               "\" has no tensor-core rate on " + g.name +
+                                               " (see topologies/gpus.yaml)"};
+  return {};
+}
+
+// CUDA_LAUNCH_BLOCKING=1 (training.launch_blocking): every NCCL call
+// returns only once its collective is done, so no collective overlaps the
+// compute. Preflight models it for jobs whose collectives already run in
+// series with the compute: no overlapped gradient reduction (DeepSpeed's
+// PipelineEngine reduces after the flush, model/stack.h
+// ReducesAfterFlush), no ZeRO-2/3 reduce-scatters in the backward, no
+// overlapped parameter gather, TP overlap, ring attention or offload.
+std::optional<SpecError> CheckLaunchBlocking(const Scenario& s, int dp) {
+  const TrainingSpec& t = s.training;
+  const ParallelSpec& p = s.parallel;
+  if (!t.launch_blocking) return {};
+  const bool after_flush = t.stack == Stack::kDeepspeed && p.pp > 1 && t.method == Method::kFull && p.zero < 2;
+  std::string overlap;
+  if (dp > 1 && p.zero >= 2)
+    overlap = "ZeRO stage " + Str(p.zero) + " reduce-scatters the gradients during the backward";
+  else if (dp > 1 && p.dp_overlap && !after_flush)
+    overlap = "parallel.dp_overlap is true (the gradient all-reduce runs beside the backward)";
+  else if (p.param_gather_overlap)
+    overlap = "parallel.param_gather_overlap is true";
+  else if (p.tp_overlap)
+    overlap = "parallel.tp_overlap is true";
+  else if (p.cp > 1)
+    overlap = "parallel.cp is " + Str(p.cp) + " (ring attention exchanges K and V beside the attention)";
+  else if (p.offload != Offload::kNone)
+    overlap = std::string("parallel.offload is ") + ToString(p.offload) + " (copies beside the compute)";
+  if (overlap.empty()) return {};
+  return SpecError{"training.launch_blocking",
+                   "true makes every NCCL collective end before the next kernel starts, which Preflight models where "
+                   "no collective overlaps the compute; here " + overlap +
+                       "; accepted: false, or a job whose collectives run in series (parallel.dp_overlap: false, zero "
+                       "0 or 1, no param_gather_overlap, tp_overlap, cp or offload)"};
+}
+
+// What each training stack can run (model/stack.h): the Hugging Face
+// Trainer (and LLaMA-Factory on it) and Unsloth split no layers, so they
+// train data-parallel only, under DeepSpeed ZeRO or FSDP; open-source
+// Unsloth trains on one GPU; LoRA targets only mean something for LoRA.
+std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
+  const TrainingSpec& t = s.training;
+  const ParallelSpec& p = s.parallel;
+  const bool hf = t.stack == Stack::kHf || t.stack == Stack::kLlamaFactory || t.stack == Stack::kUnsloth;
+  if (hf && (p.tp > 1 || p.pp > 1 || p.cp > 1))
+    return SpecError{p.tp > 1 ? "parallel.tp" : p.pp > 1 ? "parallel.pp" : "parallel.cp",
+                     Str(p.tp > 1 ? p.tp : p.pp > 1 ? p.pp : p.cp) + " with stack \"" + ToString(t.stack) +
+                         "\", which splits no layers (data parallel with DeepSpeed ZeRO or FSDP only); "
+                         "accepted: 1, or stack megatron, nemo or deepspeed"};
+  if (t.stack == Stack::kUnsloth && s.cluster.gpus() > 1)
+    return SpecError{"cluster", Str(int(s.cluster.gpus())) +
+                                    " GPUs with stack \"unsloth\", which trains on one GPU (open-source "
+                                    "Unsloth); accepted: gpus_per_node 1 on 1 node, or stack hf / llama-factory"};
+  if (t.method == Method::kFull && t.lora_targets != kAllLoraTargets)
+    return SpecError{"training.lora_targets", "given, but training.method is full (every weight trains)"};
+  if (t.recompute == Recompute::kSelectiveOp && t.stack != Stack::kFsdp)
+    return SpecError{"training.recompute", "\"selective_op\" (torchtitan's op-level selective checkpointing) with stack \"" +
+                                               std::string(ToString(t.stack)) +
+                                               "\", which has no such policy; accepted here: none, selective, full, "
+                                               "or stack fsdp"};
+  return {};
+}
+
+}  // namespace pf
