@@ -209,6 +209,8 @@ std::vector<Case> Cases() {
        {{"tp: 8", "tp: 4"}, {"  dp: 1\n", "  dp: 2\n"}, {"  tokens: 500M\n", "  tokens: 500M\n  launch_blocking: true\n"}},
        19, 20, "training.launch_blocking", "true",
        "here parallel.dp_overlap is true (the gradient all-reduce runs beside the backward); accepted: false, or a job"},
+      {"LaunchBlockingNotABoolean", {{"  tokens: 500M\n", "  tokens: 500M\n  launch_blocking: maybe\n"}},
+       19, 20, "training.launch_blocking", "\"maybe\"", "is not a boolean (accepted: true, false)"},
       {"DispatcherMisspelt", {{"llama2-70b", "mixtral-8x7b"}, {"method: lora", "method: full"}, {"tp: 8", "tp: 1"},
                               {"  dp: 1\n", "  dp: 8\n  ep: 8\n  ep_dispatcher: deepepp\n"}},
        11, 18, "parallel.ep_dispatcher", "\"deepepp\"", "did you mean 'deepep'?"},
