@@ -30,7 +30,7 @@ double AttentionVsGemm(const GpuSpec& g, Attention kernel) {
     // Transformer Engine runs flash-attn where cuDNN is not preferred
     // (before Hopper); no cuDNN measurement there.
     case Attention::kCudnn: return g.attention_cudnn.value_or(flash);
-    case Attention::kFlash3: return g.attention_flash3.value_or(flash);  // validate.cc: Hopper only
+    case Attention::kFlash3: return g.attention_flash3.value_or(flash);  // validate_training.cc: Hopper only
     case Attention::kFlash:
     case Attention::kUnfused: break;  // unfused attention is GEMMs and memory ops
   }

@@ -81,7 +81,7 @@ struct TrainingSpec {
   // kernel launch, NCCL's included, returns only once the kernel is done,
   // so the host's time to issue each kernel adds to the GPU's instead of
   // hiding under the kernels before it, and no collective overlaps the
-  // compute (validate.cc accepts it only where none would).
+  // compute (validate_training.cc accepts it only where none would).
   bool launch_blocking = false;
   double epochs = 0;      // when the job is given in epochs of data.size (job_tokens follows)
   // The type gradients accumulate in and are reduced over data parallelism
