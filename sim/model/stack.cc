@@ -83,10 +83,20 @@ Loss LossOf(const TrainingSpec& t) {
   return TraitsOf(t.stack).loss;
 }
 
-// pytorch/pytorch issue 41383: an elementwise op on a tiny tensor costs ~7
-// us with requires_grad (5 us without) from Python; the maintainers put half
-// of the 2 us floor in Python argument parsing.
-Seconds HostSecondsPerForwardKernel() { return Seconds(7e-6); }
+// What the host spends per forward kernel in real model code: the op
+// itself from Python (pytorch/pytorch issue 41383: ~5 us for a tiny
+// elementwise op, ~7 us with requires_grad) plus the Python around it
+// (nn.Module calls, views and reshapes that launch nothing, hooks).
+// Measured where a forward pass is host-bound, as step time / kernels:
+// gpt-fast's eager Llama-2-7B decodes 25.5 tokens/s on an A100, "heavily
+// CPU overhead bound" (pytorch.org/blog/accelerating-generative-ai-2;
+// model.py @ 32971d3: ~55 kernels a layer, ~1785 a token) = 22 us a
+// kernel; Hugging Face's Llama-2-7B eager (transformers 4.35, A100 80GB
+// PCIe) 33.41 ms a token at batch 1, flat to batch 32 (huggingface/
+// transformers issue 29651; ~49 kernels a layer, ~1600 a token) = 21 us.
+// Both under no_grad: 21.5 us, plus issue 41383's 2 us of autograd
+// recording in a training forward.
+Seconds HostSecondsPerForwardKernel() { return Seconds(23.5e-6); }
 // The autograd engine runs backward ops from C++: ~1 us of dispatcher (the
 // same issue: "using c++ API would take about a microsecond") plus a raw
 // cuLaunchKernel of ~3 us (meta-pytorch/tritonbench PR 1017: 3.0-3.3 us).
