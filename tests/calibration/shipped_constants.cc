@@ -4,6 +4,8 @@
 // the rows' log errors at three points (StepPoints); each point is its own
 // ctest case (calibration_residuals_*, run in parallel as ctest fixtures)
 // writing to $PREFLIGHT_CALIBRATION_DIR, and calibration_fit combines them.
+// Not run under the sanitizers: the rows' simulations are the normal suite's
+// job (as hopper_rate.cc's).
 #include <cmath>
 #include <iostream>
 
@@ -18,6 +20,9 @@ namespace {
 std::string PointFile(int k) { return testing_points::PointFile("point", k); }
 
 void EvaluatePoint(int k) {
+#ifdef PREFLIGHT_SANITIZED
+  GTEST_SKIP() << "the reference rows' simulations are the normal suite's job";
+#endif
   const auto rows = LoadReferenceRows(PREFLIGHT_SOURCE_DIR);
   testing_points::WritePoint(PointFile(k), Residuals(rows, StepPoints(Calibration{})[k]));
 }
@@ -27,6 +32,9 @@ TEST(CalibrationPoint, KernelStep) { EvaluatePoint(1); }
 TEST(CalibrationPoint, ShareStep) { EvaluatePoint(2); }
 
 TEST(Calibration, ShippedConstantsAreTheFitToThreeDecimals) {
+#ifdef PREFLIGHT_SANITIZED
+  GTEST_SKIP() << "the reference rows' simulations are the normal suite's job";
+#endif
   std::vector<Eigen::VectorXd> res;
   for (int k = 0; k < 3; ++k) {
     res.push_back(testing_points::ReadPoint(PointFile(k)));

@@ -16,6 +16,7 @@
 #include "sim/job/simulate.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/workload/workload_builder.h"
+#include "tests/sanitizer_budget.h"
 #include "tests/test_util.h"
 
 namespace pf {
@@ -102,6 +103,11 @@ Result SimulateLayout(const Layout& l, bool full) {
 
 TEST_P(Reduction, MatchesTheFullSimulation) {
   const Layout& l = GetParam();
+  std::vector<std::string> flags;
+  for (const auto& f : l.flags)
+    if (f != "--force") flags.push_back(f);
+  if (testing_util::OverSanitizerBudget(LoadScenario(kRoot + "/" + l.file, flags)))
+    GTEST_SKIP() << l.name << ": over the sanitizer suite's task budget; the normal suite compares it";
   const Result reduced = SimulateLayout(l, false), full = SimulateLayout(l, true);
   ASSERT_TRUE(reduced.step && full.step) << l.name;
   auto near = [&](double a, double b, const char* what) {

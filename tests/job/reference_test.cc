@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "sim/calibration/reference_rows.h"
+#include "sim/scenario/scenario_loader.h"
+#include "tests/sanitizer_budget.h"
 #include "tests/test_util.h"
 
 namespace pf {
@@ -20,6 +22,8 @@ class Reference : public ::testing::TestWithParam<ReferenceRow> {};
 
 TEST_P(Reference, PredictionIsWithin15PercentOfThePublishedRun) {
   const ReferenceRow& row = GetParam();
+  if (testing_util::OverSanitizerBudget(LoadScenario(row.scenario)))
+    GTEST_SKIP() << row.scenario << ": over the sanitizer suite's task budget; the normal suite holds it";
   const double predicted = PredictRow(row, Calibration{});
   std::cout << row.label << ": " << row.metric << " published " << row.published << ", predicted "
             << predicted << " (" << 100 * (predicted / row.published - 1) << "%)\n";

@@ -18,6 +18,7 @@
 #include "sim/calibration/published_rows.h"
 #include "sim/job/simulate.h"
 #include "sim/scenario/scenario_loader.h"
+#include "tests/sanitizer_budget.h"
 #include "tests/test_util.h"
 
 namespace pf {
@@ -38,8 +39,7 @@ class StackReference : public ::testing::TestWithParam<PublishedRow> {};
 
 TEST_P(StackReference, ErrorStaysInItsBand) {
   const PublishedRow& row = GetParam();
-  if (testing_util::Sanitized() &&
-      EstimateSimulationSize(LoadScenario(row.path)).tasks > testing_util::kSanitizerRowTaskBudget)
+  if (testing_util::OverSanitizerBudget(LoadScenario(row.path)))
     GTEST_SKIP() << row.scenario << ": over the sanitizer suite's task budget; the normal suite holds it";
   const double error = Predict(row) / row.published - 1;
   std::cout << row.scenario << " (" << row.source << " line " << row.line << ", " << row.metric << "): published "

@@ -17,6 +17,7 @@
 #include "sim/job/simulate.h"
 #include "sim/plan/alternative.h"
 #include "sim/workload/size_estimate.h"
+#include "tests/sanitizer_budget.h"
 #include "tests/test_util.h"
 
 namespace pf {
@@ -44,7 +45,7 @@ TEST_P(Golden, TextAndJsonReportsAreUnchanged) {
   ASSERT_EQ(chdir(kRoot.c_str()), 0);
   const std::string name = GetParam();
   Scenario s = LoadScenario("scenarios/" + name + ".yaml");
-  if (testing_util::Sanitized() && EstimateSimulationSize(s).tasks > testing_util::kSanitizerTaskBudget)
+  if (testing_util::OverSanitizerBudget(s))
     GTEST_SKIP() << name << ": over the sanitizer suite's task budget; the normal suite compares it";
   const bool large = s.cluster.gpus() > 8192;
   s.intervals = !large;  // as `simulate` runs it

@@ -10,6 +10,7 @@
 #include "sim/scenario/scenario_loader.h"
 #include "sim/workload/size_estimate.h"
 #include "sim/workload/workload_builder.h"
+#include "tests/sanitizer_budget.h"
 #include "tests/test_util.h"
 
 namespace pf {
@@ -32,7 +33,7 @@ TEST(SizeEstimate, BoundsEveryBundledScenariosGraph) {
       } catch (const InputError&) {
         continue;
       }
-      if (s.cluster.gpus() > 1024) continue;  // keep the test fast
+      if (s.cluster.gpus() > 1024 || testing_util::OverSanitizerBudget(s)) continue;  // keep the test fast
       const double actual = BuildWorkload(s).tasks_size();
       const double estimate = EstimateSimulationSize(s).tasks;
       EXPECT_GE(estimate, actual) << e.path();

@@ -10,6 +10,7 @@
 #include "sim/job/simulate.h"
 #include "sim/report/report.h"
 #include "sim/workload/workload_file.h"
+#include "tests/sanitizer_budget.h"
 #include "tests/workload/workload_fixture.h"
 
 namespace pf {
@@ -29,6 +30,8 @@ class BundledWorkload : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BundledWorkload, PassesTheChecks) {
   const Scenario s = LoadScenario(kRoot + "/scenarios/" + GetParam() + ".yaml");
+  if (testing_util::OverSanitizerBudget(s))
+    GTEST_SKIP() << GetParam() << ": over the sanitizer suite's task budget; the normal suite checks it";
   EXPECT_EQ(ValidationMessage(BuildWorkload(s), s), "");
 }
 
