@@ -69,9 +69,10 @@ const StackTraits& TraitsOf(Stack stack);
 Loss LossOf(const TrainingSpec& t);
 
 // Host time eager PyTorch spends issuing one kernel: a forward op from
-// Python (argument parsing, dispatcher, autograd recording, launch), and a
-// backward op from the C++ autograd engine (dispatcher and launch). A pass
-// whose kernels are shorter than this waits for the host.
+// Python with the model code around it (module calls, views, argument
+// parsing, dispatcher, autograd recording, launch), and a backward op from
+// the C++ autograd engine (dispatcher and launch). A pass whose kernels are
+// shorter than this waits for the host.
 Seconds HostSecondsPerForwardKernel();
 Seconds HostSecondsPerBackwardKernel();
 // Under CUDA_LAUNCH_BLOCKING=1 each launch also waits for its kernel to end
