@@ -9,6 +9,7 @@ namespace pf {
 // up to the step time.
 struct Breakdown {
   Seconds compute;    // forward, backward, recompute kernels
+  Seconds host_wait;  // of compute, the GPU idle while the host issues the kernels (not in total())
   Seconds optimizer;  // optimizer step
   Seconds tp_comm;    // exposed tensor-parallel communication
   Seconds ep_comm;    // exposed expert-parallel all-to-alls

@@ -73,7 +73,7 @@ void AppendCosts(const preflight::Task& t, std::vector<long long>& key) {
     key.push_back(bits);
   };
   if (t.has_compute()) {
-    add(t.compute().duration_s()), add(t.compute().flops());
+    add(t.compute().duration_s()), add(t.compute().flops()), add(t.compute().host_wait_s());
   } else if (t.has_io()) {
     add(t.io().size_bytes()), add(double(t.io().direction()));
     add(double(t.io().host_only())), add(double(t.io().requests()));

@@ -66,7 +66,7 @@ std::vector<CollectiveBenchRow> RunCollectiveBench(const CollectiveBench& b) {
     }
     // A zero-time join after each size keeps the sizes one after another;
     // a size's time is from the previous join's end to its own.
-    const int join = g.Compute(0, "join", Work{Seconds(0), Flops(0)});
+    const int join = g.Compute(0, "join", Work{});
     for (int id : ids) {
       g.Dep(id, prev);
       g.Dep(join, id);

@@ -66,6 +66,9 @@ void CheckBreakdown(const StepResult& st) {
                          {"breakdown.io", b.io}, {"breakdown.bubble", b.bubble}, {"breakdown.idle", b.idle},
                          {"breakdown.data_stall", b.data_stall}})
     AtLeastZero(name, t.value());
+  AtLeastZero("breakdown.host_wait", b.host_wait.value());
+  if (!(b.host_wait.value() <= b.compute.value() * (1 + kBreakdownTolerance)))
+    Fail("breakdown.host_wait", b.host_wait.value(), "at most breakdown.compute (" + Num(b.compute.value()) + " s)");
   const double step = st.step_time.value(), sum = b.total().value();
   if (!(std::fabs(sum - step) <= kBreakdownTolerance * step))
     Fail("breakdown total", sum, "step time " + Num(step) + " +- " + Num(kBreakdownTolerance * 1e6) + " ppm");

@@ -97,7 +97,8 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
   j["hfu"] = st.hfu;
   j["scaling_efficiency"] = st.scaling_efficiency;
   const Breakdown& b = st.breakdown;
-  j["breakdown"] = {{"compute_s", b.compute.value()},     {"optimizer_s", b.optimizer.value()},
+  j["breakdown"] = {{"compute_s", b.compute.value()},     {"host_wait_s", b.host_wait.value()},
+                    {"optimizer_s", b.optimizer.value()},
                     {"tp_comm_s", b.tp_comm.value()},     {"pp_comm_s", b.pp_comm.value()},
                     {"dp_comm_s", b.dp_comm.value()},     {"io_s", b.io.value()},
                     {"bubble_s", b.bubble.value()},

@@ -240,6 +240,9 @@ void StepTable(std::string& o, const Result& r) {
     o += fmt::format("  {:<22}{:>10}  {:5.1f}%\n", name, Duration(t), 100 * t.value() / st.step_time.value());
   };
   row("compute", b.compute);
+  // Eager PyTorch's launches from Python, where they hold the GPU back
+  // (model/stack.h); shown from 0.5% of the step.
+  if (b.host_wait.value() >= 0.005 * st.step_time.value()) row("  of which host-bound", b.host_wait);
   row("optimizer step", b.optimizer);
   row("exposed TP comm", b.tp_comm);
   if (r.scenario.model.moe.enabled()) row("exposed EP comm", b.ep_comm);

@@ -26,7 +26,7 @@ const std::vector<std::string>& MetricNames() {
       "fits",         "per_gpu_gib",  "spare_gib",  "observed_gib", "host_gib",     "step_time_s",
       "tokens_per_s", "mfu",          "hfu",        "scaling_efficiency",          "wall_clock_s", "cost_usd",
       "compute_s",    "optimizer_s",  "tp_comm_s",  "pp_comm_s",    "dp_comm_s",    "io_s",
-      "bubble_s",     "idle_s",       "data_stall_s", "ep_comm_s",  "cp_comm_s"};
+      "bubble_s",     "idle_s",       "data_stall_s", "ep_comm_s",  "cp_comm_s",    "host_wait_s"};
   return names;
 }
 
@@ -76,7 +76,7 @@ Row Evaluate(const std::string& path, std::vector<std::string> sets, const std::
         {"compute_s", b.compute},   {"optimizer_s", b.optimizer}, {"tp_comm_s", b.tp_comm},
         {"pp_comm_s", b.pp_comm},   {"dp_comm_s", b.dp_comm},     {"io_s", b.io},
         {"bubble_s", b.bubble},     {"idle_s", b.idle},           {"data_stall_s", b.data_stall},
-        {"ep_comm_s", b.ep_comm},   {"cp_comm_s", b.cp_comm}};
+        {"ep_comm_s", b.ep_comm},   {"cp_comm_s", b.cp_comm},     {"host_wait_s", b.host_wait}};
     for (const auto& [name, seconds] : parts) row.Set(name, seconds.value());
   } catch (const InputError& e) {
     row.status = "rejected";

@@ -225,7 +225,7 @@ int DataParallelEmitter::Optimizer(int gpu, int d, int last) {
                                   {OptimizerTime(params, s_.cluster.node.gpu, s_.calibration,
                                                  TraitsOf(s_.training.stack).optimizer,
                                                  GradientBytes(s_.training)),
-                                   Flops(0)},
+                                   Flops(0), Seconds(0)},
                                   preflight::OPTIMIZER);
   } else {
     o = EmitOffloadedStep(g_, s_, gpu, params);

@@ -24,10 +24,13 @@ Work Measure(const std::vector<Op>& ops, const Scenario& s, Pass pass = Pass::kF
                        double(ops.size());
   // CUDA_LAUNCH_BLOCKING=1: the host issues each kernel only after the one
   // before has ended, and waits for each.
-  if (s.training.launch_blocking)
-    w.seconds = w.seconds + host + BlockingLaunchWaitPerKernel() * double(ops.size());
-  else if (host > w.seconds)
+  if (s.training.launch_blocking) {
+    w.host_wait = host + BlockingLaunchWaitPerKernel() * double(ops.size());
+    w.seconds = w.seconds + w.host_wait;
+  } else if (host > w.seconds) {
+    w.host_wait = host - w.seconds;
     w.seconds = host;
+  }
   return w;
 }
 

@@ -32,6 +32,7 @@ int TaskGraph::Compute(int gpu, std::string name, Work w, preflight::Category c)
   x->set_gpu(gpu);
   x->set_duration_s(w.seconds.value());
   x->set_flops(w.flops.value());
+  x->set_host_wait_s(w.host_wait.value());
   return this->size() - 1;
 }
 

@@ -19,8 +19,9 @@ namespace pf {
 struct Work {
   Seconds seconds;
   Flops flops;
-  Work operator*(double k) const { return {seconds * k, flops * k}; }
-  Work operator+(Work o) const { return {seconds + o.seconds, flops + o.flops}; }
+  Seconds host_wait;  // of `seconds`, the GPU waiting for the host to issue kernels
+  Work operator*(double k) const { return {seconds * k, flops * k, host_wait * k}; }
+  Work operator+(Work o) const { return {seconds + o.seconds, flops + o.flops, host_wait + o.host_wait}; }
 };
 
 // Task ids are indices in insertion order until Finish(); kNoTask (-1)

@@ -195,6 +195,9 @@ void Checker::Compute(int i, const preflight::Compute& c) {
              Num(c.duration_s()) + " is not a duration in [0, " + Num(kMaxTaskSeconds) + "] s");
   if (!In(c.flops(), 0, HUGE_VAL))
     TaskFail(i, ".compute.flops", Num(c.flops()) + " is not a finite FLOP count >= 0");
+  if (!In(c.host_wait_s(), 0, c.duration_s()))
+    TaskFail(i, ".compute.host_wait_s",
+             Num(c.host_wait_s()) + " is not a part of the task's duration_s (" + Num(c.duration_s()) + " s)");
   busy_s_[c.gpu()] += c.duration_s();
   longest_compute_s_ = std::max(longest_compute_s_, c.duration_s());
   activities_ += 1;

@@ -190,6 +190,21 @@ TEST(Accounting, GapBeforeComputeIsChargedToTheCommunicationItWaitedFor) {
   EXPECT_NEAR(b.total().value(), t.makespan_s, 1e-9);
 }
 
+// The host's share of a kernel task is part of compute: all of it for a
+// task that ran alone, and on two GPUs the mean of theirs.
+TEST(Accounting, HostWaitIsThePartOfComputeTheTasksSay) {
+  Scenario s = Dgx(1);
+  preflight::Workload w = Empty(s);
+  AddCompute(w, 0, 1.0)->mutable_compute()->set_host_wait_s(0.25);
+  AddCompute(w, 0, 2.0, {0});
+  AddCompute(w, 1, 3.0)->mutable_compute()->set_host_wait_s(3.0);
+  const TaskTimes t = RunWorkload(s, w);
+  const Breakdown b = AccountTime(w, t, false);
+  EXPECT_NEAR(b.compute.value(), (3.0 + 3.0) / 2, 1e-9);
+  EXPECT_NEAR(b.host_wait.value(), (0.25 + 3.0) / 2, 1e-9);
+  EXPECT_NEAR(b.total().value(), t.makespan_s, 1e-9);  // not counted twice
+}
+
 TEST(Accounting, BreakdownAddsUpToTheStepForABuiltPipeline) {
   Scenario s = LoadScenario(kRoot + "/scenarios/megatron_39p1b_512xA100.yaml",
                             {"cluster.nodes=4", "parallel.dp=2", "training.global_batch=16"});

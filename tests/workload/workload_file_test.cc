@@ -222,6 +222,14 @@ const std::vector<Case>& Cases() {
        "w.pb: tasks[0].compute.duration_s: 1e+09 is not a duration"},
       {"FlopsNan", [](Workload& w) { w.mutable_tasks(0)->mutable_compute()->set_flops(kNan); }, 2,
        "w.pb: tasks[0].compute.flops: nan is not a finite FLOP count >= 0"},
+      {"HostWaitLongerThanTheTask",
+       [](Workload& w) {
+         w.mutable_tasks(0)->mutable_compute()->set_duration_s(1);
+         w.mutable_tasks(0)->mutable_compute()->set_host_wait_s(2);
+       },
+       2, "w.pb: tasks[0].compute.host_wait_s: 2 is not a part of the task's duration_s (1 s) (task \"fwd\")"},
+      {"HostWaitNegative", [](Workload& w) { w.mutable_tasks(0)->mutable_compute()->set_host_wait_s(-1); }, 2,
+       "w.pb: tasks[0].compute.host_wait_s: -1 is not a part of the task's duration_s"},
       {"NoComputeLastsAMicrosecond",
        [](Workload& w) {
          for (Task& t : *w.mutable_tasks())
