@@ -49,7 +49,8 @@ if(PREFLIGHT_SANITIZE)
     # (false positives the GCC manual warns of with -fsanitize).
     add_compile_options(-Wno-maybe-uninitialized)
   endif()
-  # PREFLIGHT_SANITIZED: tests/test_util.h SkipHeavyUnderSanitizers.
+  # PREFLIGHT_SANITIZED: tests/sanitizer_budget.h and the calibration
+  # points skip the heavy simulations.
   # -O1 after the build type's -O3: the last -O wins.
   add_compile_options(-O1 -fsanitize=${PF_SANITIZERS} -fno-sanitize-recover=all
                       -fno-omit-frame-pointer -g1 -D_GLIBCXX_ASSERTIONS -DPREFLIGHT_SANITIZED=1)

@@ -115,9 +115,9 @@ Sensitivity MeasureSensitivity(const Scenario& s, const preflight::Workload& w, 
     const double k = i == 0 ? u.kernel : 1 / u.kernel;
     scaled->CopyFrom(w);
     for (auto& t : *scaled->mutable_tasks())
-      if (t.has_compute()) {
-        t.mutable_compute()->set_duration_s(t.compute().duration_s() / k);
-        t.mutable_compute()->set_host_wait_s(t.compute().host_wait_s() / k);
+      if (t.has_compute()) {  // the kernels' part; the host's does not change with them
+        const double wait = t.compute().host_wait_s();
+        t.mutable_compute()->set_duration_s((t.compute().duration_s() - wait) / k + wait);
       }
     steps[1 + i] = RunWorkload(s, *scaled).makespan_s;
   }

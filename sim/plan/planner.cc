@@ -21,9 +21,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The part of a simulated step beyond compute that costs the most.
+// The part of a simulated step beyond the kernels that costs the most (the
+// GPU's wait for the host counts, though it is part of compute).
 std::string Bottleneck(const Breakdown& b) {
   const std::pair<const char*, double> parts[] = {
+      {"host issuing kernels", b.host_wait.value()},
       {"pipeline bubble", b.bubble.value()},     {"exposed TP communication", b.tp_comm.value()},
       {"exposed EP all-to-all", b.ep_comm.value()},   {"exposed CP K/V exchange", b.cp_comm.value()},
       {"exposed DP communication", b.dp_comm.value()}, {"exposed PP communication", b.pp_comm.value()},

@@ -181,8 +181,14 @@ void Checker::Task(int i) {
   if (deps_ > kMaxWorkloadDeps)
     TaskFail(i, ".deps", Num(deps_) + " dependencies in all by this task; at most " + Num(kMaxWorkloadDeps) +
                              " are accepted");
-  if (t.has_compute()) Compute(i, t.compute());
-  else if (t.has_collective()) Collective(i, t.collective());
+  if (t.has_compute()) {
+    Compute(i, t.compute());
+    // The accounting counts a host wait as part of compute only.
+    if (t.compute().host_wait_s() > 0 && t.category() != preflight::COMPUTE)
+      TaskFail(i, ".compute.host_wait_s",
+               Num(t.compute().host_wait_s()) + " on " + preflight::Category_Name(t.category()) +
+                   " work: only COMPUTE tasks wait for the host (0 here)");
+  } else if (t.has_collective()) Collective(i, t.collective());
   else if (t.has_transfer()) Transfer(i, t.transfer());
   else if (t.has_io()) Io(i, t.io());
   else Cpu(i, t.cpu());

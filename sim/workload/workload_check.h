@@ -18,7 +18,8 @@
 //             OPTIMIZER; collective, transfer: TP_COMM, PP_COMM or DP_COMM;
 //             io: IO or DATA), deps < its own index, at most kMaxWorkloadDeps in all;
 //             compute: gpu < gpus, duration_s in [0, kMaxTaskSeconds], flops
-//             finite and >= 0; collective: known kind, 1 .. gpus distinct
+//             finite and >= 0, host_wait_s in [0, duration_s] and 0 unless
+//             the category is COMPUTE; collective: known kind, 1 .. gpus distinct
 //             GPUs, count in [1, kMaxCollectiveCount], size_bytes >= 0 and
 //             size_bytes x count <= kMaxTaskBytes, lanes >= 1 (lane_stride
 //             >= 1 when lanes > 1), every lane's GPUs < gpus and GPUs x lanes

@@ -118,6 +118,18 @@ TEST(Accounting, OverlappingComputeOnOneGpuCountsOnce) {
   EXPECT_NEAR(b.total().value(), t.makespan_s, 1e-9);
 }
 
+// The host's share goes with the time charged: the second task of the two
+// above is charged nothing, so none of its host wait counts.
+TEST(Accounting, OverlappingComputeCountsItsHostWaitOnce) {
+  Scenario s = Dgx(1);
+  preflight::Workload w = Empty(s);
+  AddCompute(w, 0, 1.0)->mutable_compute()->set_host_wait_s(0.5);
+  AddCompute(w, 0, 1.0)->mutable_compute()->set_host_wait_s(0.5);
+  const Breakdown b = AccountTime(w, RunWorkload(s, w), false);
+  EXPECT_NEAR(b.compute.value(), 2.0, 1e-9);
+  EXPECT_NEAR(b.host_wait.value(), 0.5, 1e-9);
+}
+
 TEST(Accounting, TimesForAnotherWorkloadAreRefused) {
   Scenario s = Dgx(1);
   preflight::Workload w = Empty(s);

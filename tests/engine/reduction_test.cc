@@ -118,6 +118,7 @@ TEST_P(Reduction, MatchesTheFullSimulation) {
   const Breakdown& a = reduced.step->breakdown;
   const Breakdown& b = full.step->breakdown;
   near(a.compute.value(), b.compute.value(), "compute");
+  near(a.host_wait.value(), b.host_wait.value(), "host wait");
   near(a.optimizer.value(), b.optimizer.value(), "optimizer");
   near(a.tp_comm.value(), b.tp_comm.value(), "tp comm");
   near(a.pp_comm.value(), b.pp_comm.value(), "pp comm");

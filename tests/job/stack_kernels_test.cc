@@ -106,6 +106,11 @@ TEST(StackKernels, TheStepSaysHowMuchOfComputeWaitsForTheHost) {
   EXPECT_EQ(long_seq.step->breakdown.host_wait.value(), 0);
   EXPECT_NE(RenderText(short_seq).find("    of which host-bound "), std::string::npos);
   EXPECT_EQ(RenderText(long_seq).find("host-bound"), std::string::npos);
+  // A saved task graph keeps it.
+  const Scenario s = Qwen({"training.seq_len=256"});
+  const Result replayed = SimulateWorkload(s, BuildWorkload(s));
+  ASSERT_TRUE(replayed.step);
+  EXPECT_DOUBLE_EQ(replayed.step->breakdown.host_wait.value(), b.host_wait.value());
   // Under CUDA_LAUNCH_BLOCKING=1 every launch holds the GPU back.
   const StageCost blocking = CostOfStage(Qwen({"training.launch_blocking=true"}), 0);
   const auto ops = LayerOps(Qwen().model, Qwen().training, 1, Pass::kForward, true);

@@ -230,6 +230,13 @@ const std::vector<Case>& Cases() {
        2, "w.pb: tasks[0].compute.host_wait_s: 2 is not a part of the task's duration_s (1 s) (task \"fwd\")"},
       {"HostWaitNegative", [](Workload& w) { w.mutable_tasks(0)->mutable_compute()->set_host_wait_s(-1); }, 2,
        "w.pb: tasks[0].compute.host_wait_s: -1 is not a part of the task's duration_s"},
+      {"HostWaitOnOptimizerWork",
+       [](Workload& w) {
+         w.mutable_tasks(0)->set_category(preflight::OPTIMIZER);
+         w.mutable_tasks(0)->mutable_compute()->set_duration_s(1);
+         w.mutable_tasks(0)->mutable_compute()->set_host_wait_s(1);
+       },
+       2, "w.pb: tasks[0].compute.host_wait_s: 1 on OPTIMIZER work: only COMPUTE tasks wait for the host (0 here) (task \"fwd\")"},
       {"NoComputeLastsAMicrosecond",
        [](Workload& w) {
          for (Task& t : *w.mutable_tasks())
