@@ -100,8 +100,14 @@ std::string RenderTrace(const Scenario& s, const StepTrace& t) {
       const auto p = pid_of.find(task.compute().gpu());
       if (p == pid_of.end()) continue;
       double& at = compute_end[p->second];
+      // The part the GPU waited for the host to issue the kernels, in the
+      // event's args (the breakdown's host_wait_s).
+      auto host_wait = [&] {
+        if (task.compute().host_wait_s() > 0) events.back()["args"] = {{"host_wait_us", us(task.compute().host_wait_s())}};
+      };
       if (start < at) {  // overlapping kernels (an imported workload may have them): a lane of their own
         event(p->second, 1 + lanes[p->second].Place(start, end), task.name(), cat, start, end);
+        host_wait();
         continue;
       }
       if (start > at) {  // the gap: what the kernel waited for last
@@ -112,6 +118,7 @@ std::string RenderTrace(const Scenario& s, const StepTrace& t) {
         event(p->second, 0, WaitName(why, pipelined), "wait", at, start);
       }
       event(p->second, 0, task.name(), cat, start, end);
+      host_wait();
       at = std::max(at, end);
       continue;
     }

@@ -87,6 +87,21 @@ TEST(Trace, ADecodeBoundStepShowsItsDataWaitsAndTheCpu) {
   EXPECT_NEAR(waited, x.result.step->breakdown.data_stall.value(), 1e-6);
 }
 
+// A host-bound pass says how long its GPU waited for the host (one sample
+// of ~300 tokens a micro-batch on the padded LLaMA-Factory example), and
+// those waits add up to the breakdown's.
+TEST(Trace, AHostBoundPassCarriesItsHostWait) {
+  const Traced x = Trace("7b_lora_padded_1xA100.yaml", {"training.micro_batch=1", "training.global_batch=8"});
+  double waited_us = 0;
+  for (const json& e : CheckStructure(x))
+    if (e.contains("args") && e["args"].contains("host_wait_us")) {
+      EXPECT_LE(e["args"]["host_wait_us"].get<double>(), e["dur"].get<double>() + 1e-6) << e.dump();
+      waited_us += e["args"]["host_wait_us"].get<double>();
+    }
+  EXPECT_GT(waited_us, 0);
+  EXPECT_NEAR(waited_us / 1e6, x.result.step->breakdown.host_wait.value(), 1e-6 * waited_us);
+}
+
 TEST(Trace, ScenarioTextComesThroughAsJsonText) {
   const Traced x = Trace("7b_lora_4x4090.yaml", {"name=a \"quoted\" <name> & more"});
   EXPECT_EQ(x.trace["otherData"]["scenario"].get<std::string>(), "a \"quoted\" <name> & more");
