@@ -84,9 +84,10 @@ double AccountTasks(const preflight::Workload& w, const TaskTimes& t, std::vecto
     const preflight::Task& task = w.tasks(i);
     const double charged = std::max(0.0, t.end_s[i] - std::max(t.start_s[i], prev_end));
     Slot(b, task.category()) += Seconds(charged);
-    // The host's share of the kernels' time, in proportion to what counts.
+    // The host's share of the kernels' time, in proportion to what counts
+    // (only COMPUTE tasks carry one: workload_check.h).
     const double ran = t.end_s[i] - t.start_s[i];
-    if (task.has_compute() && ran > 0 && &Slot(b, task.category()) == &b.compute)
+    if (task.has_compute() && ran > 0)
       b.host_wait += Seconds(task.compute().host_wait_s() * std::min(1.0, charged / ran));
     double gap = t.start_s[i] - prev_end;
     if (gap > 0) {
@@ -192,7 +193,8 @@ Breakdown AccountTime(const preflight::Workload& w, const TaskTimes& t, bool pip
   }
   const double k = 1.0 / std::max<size_t>(1, by_gpu.size());
   Breakdown out;
-  out.compute = total.compute * k, out.host_wait = total.host_wait * k, out.optimizer = total.optimizer * k, out.tp_comm = total.tp_comm * k;
+  out.compute = total.compute * k, out.host_wait = total.host_wait * k;
+  out.optimizer = total.optimizer * k, out.tp_comm = total.tp_comm * k;
   out.ep_comm = total.ep_comm * k, out.cp_comm = total.cp_comm * k;
   out.pp_comm = total.pp_comm * k, out.dp_comm = total.dp_comm * k, out.io = total.io * k;
   out.bubble = total.bubble * k, out.idle = total.idle * k, out.data_stall = total.data_stall * k;

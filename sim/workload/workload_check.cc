@@ -70,7 +70,7 @@ class Checker {
   void Totals() const;
   void Tasks();
   void Task(int i);
-  void Compute(int i, const preflight::Compute& c);
+  void Compute(int i, const preflight::Compute& c, preflight::Category category);
   void Collective(int i, const preflight::Collective& c);
   void Transfer(int i, const preflight::Transfer& x);
   void Io(int i, const preflight::Io& x);
@@ -181,20 +181,14 @@ void Checker::Task(int i) {
   if (deps_ > kMaxWorkloadDeps)
     TaskFail(i, ".deps", Num(deps_) + " dependencies in all by this task; at most " + Num(kMaxWorkloadDeps) +
                              " are accepted");
-  if (t.has_compute()) {
-    Compute(i, t.compute());
-    // The accounting counts a host wait as part of compute only.
-    if (t.compute().host_wait_s() > 0 && t.category() != preflight::COMPUTE)
-      TaskFail(i, ".compute.host_wait_s",
-               Num(t.compute().host_wait_s()) + " on " + preflight::Category_Name(t.category()) +
-                   " work: only COMPUTE tasks wait for the host (0 here)");
-  } else if (t.has_collective()) Collective(i, t.collective());
+  if (t.has_compute()) Compute(i, t.compute(), t.category());
+  else if (t.has_collective()) Collective(i, t.collective());
   else if (t.has_transfer()) Transfer(i, t.transfer());
   else if (t.has_io()) Io(i, t.io());
   else Cpu(i, t.cpu());
 }
 
-void Checker::Compute(int i, const preflight::Compute& c) {
+void Checker::Compute(int i, const preflight::Compute& c, preflight::Category category) {
   CheckGpu(i, ".compute.gpu", c.gpu());
   if (!In(c.duration_s(), 0, kMaxTaskSeconds))
     TaskFail(i, ".compute.duration_s",
@@ -204,6 +198,11 @@ void Checker::Compute(int i, const preflight::Compute& c) {
   if (!In(c.host_wait_s(), 0, c.duration_s()))
     TaskFail(i, ".compute.host_wait_s",
              Num(c.host_wait_s()) + " is not a part of the task's duration_s (" + Num(c.duration_s()) + " s)");
+  // The accounting counts a host wait as part of compute only.
+  if (c.host_wait_s() > 0 && category != preflight::COMPUTE)
+    TaskFail(i, ".compute.host_wait_s",
+             Num(c.host_wait_s()) + " on " + preflight::Category_Name(category) +
+                 " work: only COMPUTE tasks wait for the host (0 here)");
   busy_s_[c.gpu()] += c.duration_s();
   longest_compute_s_ = std::max(longest_compute_s_, c.duration_s());
   activities_ += 1;

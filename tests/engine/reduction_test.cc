@@ -90,23 +90,28 @@ std::vector<Layout> Layouts() {
 
 class Reduction : public ::testing::TestWithParam<Layout> {};
 
+// The layout's scenario; `force` tells whether its flags include --force.
+Scenario LayoutScenario(const Layout& l, bool* force = nullptr) {
+  std::vector<std::string> flags;
+  for (const auto& f : l.flags)
+    if (f != "--force") flags.push_back(f);
+  if (force) *force = flags.size() != l.flags.size();
+  return LoadScenario(kRoot + "/" + l.file, flags);
+}
+
 Result SimulateLayout(const Layout& l, bool full) {
   if (full) setenv(kFullSimulationEnv, "1", 1);
   else unsetenv(kFullSimulationEnv);
-  std::vector<std::string> flags;
   bool force = false;
-  for (const auto& f : l.flags) (f == "--force" ? force = true : (flags.push_back(f), false));
-  Result r = Simulate(LoadScenario(kRoot + "/" + l.file, flags), force);
+  const Scenario s = LayoutScenario(l, &force);
+  Result r = Simulate(s, force);
   unsetenv(kFullSimulationEnv);
   return r;
 }
 
 TEST_P(Reduction, MatchesTheFullSimulation) {
   const Layout& l = GetParam();
-  std::vector<std::string> flags;
-  for (const auto& f : l.flags)
-    if (f != "--force") flags.push_back(f);
-  if (testing_util::OverSanitizerBudget(LoadScenario(kRoot + "/" + l.file, flags)))
+  if (testing_util::OverSanitizerBudget(LayoutScenario(l)))
     GTEST_SKIP() << l.name << ": over the sanitizer suite's task budget; the normal suite compares it";
   const Result reduced = SimulateLayout(l, false), full = SimulateLayout(l, true);
   ASSERT_TRUE(reduced.step && full.step) << l.name;
