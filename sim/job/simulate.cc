@@ -250,21 +250,7 @@ StepResult Step(const Scenario& s, const preflight::Workload& w, bool built, Ste
 
 }  // namespace
 
-// A dataset smaller than one of its samples (data.size against
-// data.sample_bytes, or seq_len x data.bytes_per_token) is a typo, not a
-// job: refused before its epoch is counted in fractions of a sample.
-void CheckDataset(const Scenario& s) {
-  if (!s.data.enabled) return;
-  const Bytes one = CostOfSample(s).stored;
-  if (s.data.size < one)
-    throw InputError(Location{s.file, 0, 0}, "data.size",
-                     Num(s.data.size.value()) + " bytes hold less than one sample of " + Num(one.value()) +
-                         " bytes (data.sample_bytes, or training.seq_len x data.bytes_per_token): give the whole "
-                         "dataset's size");
-}
-
 Result SimulateWorkload(const Scenario& s, const preflight::Workload& w, bool force, StepTrace* trace) {
-  CheckDataset(s);
   Result r = Verdict(s);
   if ((r.memory.fits && r.host.fits) || force) r.step = Step(s, w, false, trace);
   if (r.step && s.data.enabled) r.data = JudgeData(s, *r.step);
@@ -273,7 +259,6 @@ Result SimulateWorkload(const Scenario& s, const preflight::Workload& w, bool fo
 }
 
 Result Simulate(const Scenario& s, bool force, StepTrace* trace) {
-  CheckDataset(s);
   Result r = Verdict(s);
   if ((r.memory.fits && r.host.fits) || force) {
     RefuseEndlessRun(s);

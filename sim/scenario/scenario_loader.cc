@@ -272,6 +272,20 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   return t;
 }
 
+// A dataset smaller than one of its samples (data.size against
+// data.sample_bytes, or seq_len x data.bytes_per_token) is a typo, not a
+// job: refused before its epoch is counted in fractions of a sample. A
+// dataset of no given size (0) is one of unknown size.
+void CheckDatasetHoldsASample(const Scenario& s, const YamlView& data) {
+  if (!s.data.enabled || !(s.data.size.value() > 0)) return;
+  const Bytes one = CostOfSample(s).stored;
+  if (s.data.size < one)
+    data.Get("size").Fail(ShortNumber(s.data.size.value()) + " bytes hold less than one sample of " +
+                          ShortNumber(one.value()) +
+                          " bytes (data.sample_bytes, or training.seq_len x data.bytes_per_token): give the whole "
+                          "dataset's size");
+}
+
 // Tokens (images) in `epochs` passes over data.size: samples stored in
 // it (data_costs.h's bytes per stored sample) x tokens per sample.
 double JobTokensOfEpochs(const Scenario& s, const YamlView& at) {
@@ -354,7 +368,10 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   s.parallel = ParseParallel(root.Get("parallel"));
   s.training = ParseTraining(root.Get("training"), s.model.kind == ModelKind::kVision);
   if (root.Has("price")) s.price = ParsePrice(root.Get("price"), s.cluster);
-  if (root.Has("data")) s.data = ParseData(root.Get("data"));
+  if (root.Has("data")) {
+    s.data = ParseData(root.Get("data"));
+    CheckDatasetHoldsASample(s, root.Get("data"));
+  }
   if (root.Has("checkpoint")) s.checkpoint = ParseCheckpoint(root.Get("checkpoint"));
   if (root.Has("interruptions")) s.interruptions = ParseInterruptions(root.Get("interruptions"), s.cluster.node.gpus_per_node);
   if (root.Has("job")) s.job = ParseJob(root.Get("job"));

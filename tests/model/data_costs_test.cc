@@ -4,6 +4,8 @@
 // the pageable copy's staged rate.
 #include "sim/model/data_costs.h"
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -138,12 +140,28 @@ TEST(DataCosts, LaterEpochsReadOnlyWhatThePageCacheMisses) {
 // A dataset smaller than one sample, and a stored token under a tenth of a
 // byte, are refused with their key; the first epoch's step count stays a
 // count (it once overflowed to INT64_MIN on a 1e-308-byte token).
+// A dataset whose size is not given is one of unknown size: it simulates
+// (the scenario fuzzer found it refused by the simulation, after loading).
+TEST(DataCosts, ADatasetOfNoGivenSizeSimulates) {
+  const std::string path = testing_util::UniqueTempPath("no_size");
+  std::string text = testing_util::ReadFile(testing_util::kRoot + "/scenarios/resnet50_1xA100_timm_jpeg.yaml");
+  const size_t at = text.find("  size:");
+  ASSERT_NE(at, std::string::npos);
+  text.erase(at, text.find('\n', at) - at + 1);
+  { std::ofstream(path) << text; }
+  const Scenario s = LoadScenario(path);
+  EXPECT_EQ(s.data.size.value(), 0);
+  EXPECT_TRUE(Simulate(s).step.has_value());
+  std::remove(path.c_str());
+}
+
 TEST(DataCosts, ADatasetSmallerThanASampleAndATokenOfNoBytesAreRefused) {
   try {
-    Simulate(Load("resnet50_32xA800_data.yaml", {"data.sample_bytes=1PB"}));
+    Load("resnet50_32xA800_data.yaml", {"data.sample_bytes=1PB"});
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(e.key(), "data.size");
+    EXPECT_GT(e.where().line, 0) << e.what();  // the loader's, with the line of data.size
     EXPECT_NE(std::string(e.what()).find("hold less than one sample of 1e+15 bytes"), std::string::npos) << e.what();
   }
   try {
