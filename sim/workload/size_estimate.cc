@@ -80,8 +80,11 @@ SimulationSize EstimateSimulationSize(const Scenario& job) {
   // dp / hsdp of them), and HSDP's all-reduce across the groups per layer
   // and shard rank (data_parallel.cc EmitZero3).
   const double shard_groups = zero3 ? double(p.dp) / p.shard_ranks() : 1;
+  // Otherwise the gradient buckets' reductions, and the parameter gather:
+  // one after the optimizer, or with its overlap one per bucket
+  // (data_parallel.cc EmitParamGather).
   const double dp_collectives = zero3 ? 3 * M * L * shard_groups + (shard_groups > 1 ? L * p.shard_ranks() : 0)
-                                      : reducing * V * Buckets(s) + 2;
+                                      : (reducing + gathering) * V * Buckets(s) + 2;
   const double sends = 2 * (p.pp * V - 1) * p.dp * M;
   SimulationSize out;
   const double loader = s.data.enabled ? 3 * M * p.dp : 0;  // read, decode, copy per micro-batch
