@@ -91,7 +91,7 @@ class Runner {
     for (int i = 0; i < n_; ++i)
       if (waiting_[i] == 0) roots.push_back(i);
     try {
-      if (s_.parallel.zero == 3 && s_.parallel.dp > 1) ResidentShadows();
+      if (s_.parallel.zero == 3 && s_.parallel.dp > 1 && !w_.zero3_zero_copy()) ResidentShadows();
       for (int i : roots)
         if (!Start(i)) Finish(i);
       sg::Engine::get_instance()->run();
@@ -423,10 +423,12 @@ class Runner {
     shadow_gpus_[task] = std::move(used);
   }
 
-  // ZeRO-3 under FSDP keeps an NCCL kernel on every GPU through the whole
-  // step: each layer's all-gather is issued ahead of it and its
-  // reduce-scatter behind it, forward and backward, so the share applies
-  // to all of the step's compute, not only while the simulated flows run.
+  // ZeRO-3 under PyTorch FSDP keeps NCCL and its buffer copies on every
+  // GPU through the whole step: each layer's all-gather is issued ahead of
+  // it and its reduce-scatter behind it, forward and backward, so the share
+  // applies to all of the step's compute, not only while the simulated
+  // flows run; not under Megatron-FSDP's zero-copy buffers, whose workload
+  // says so (model/stack.h NcclShareResident).
   // The fit of nccl_compute_share (spec/calibration.h) rests on this.
   // DeepSpeed's gathers run in series with the compute (model/stack.h
   // Zero3GatherLookahead), so no gather shares its forward; the share is

@@ -21,15 +21,18 @@ const StackTraits& TraitsOf(Stack stack) {
   // data type"), and param_and_grad_buffer.py then makes the gradient buffer
   // torch.float; NeMo 2.0's and Megatron-Bridge's recipes pass
   // DistributedDataParallelConfig(grad_reduce_in_fp32=True).
+  // Their ZeRO-3 is Megatron-FSDP (NcclShareResident below).
   static const StackTraits megatron = [] {
     StackTraits t;
     t.fp32_grads = true;
+    t.zero3_zero_copy = true;
     return t;
   }();
   static const StackTraits nemo = [] {
     StackTraits t{Kernels::kFused, Adapters::kFused, OptimizerImpl::kFused, Zero3Gather::kPerBlock,
                   Loss::kVocabParallelFused, false};
     t.fp32_grads = true;
+    t.zero3_zero_copy = true;
     return t;
   }();
   // Megatron-DeepSpeed and DeepSpeed's own engine: Megatron's kernels, but
@@ -176,6 +179,27 @@ bool RegathersForBackward(const Scenario& s) {
   if (TraitsOf(t.stack).gather != Zero3Gather::kPerModule || t.recompute != Recompute::kFull) return false;
   if (s.model.kind != ModelKind::kTransformer) return false;
   return CountParams(s.model).per_layer / s.parallel.tp > kDeepSpeedReuseDistance;
+}
+
+// PyTorch FSDP copies each block's parameters into a flat buffer before
+// its all-gather and out of it after (FSDP2's all-gather copy-in and
+// split_with_sizes copy-out), and each gradient into one before its
+// reduce-scatter; DeepSpeed's coordinator does the like per module. Those
+// copies, the ranks' skew that keeps an NCCL kernel waiting on its SMs for
+// its peers, and the hooks around them run through the whole step: the
+// engine takes NCCL's share for all of it (engine/runner.cc
+// ResidentShadows), and the fit of nccl_compute_share over llm-foundry's
+// FSDP rows (spec/calibration.h) rests on that. Megatron-FSDP instead
+// gathers into and reduces from the parameters' own storage: "Zero copy
+// communication is achieved by reorganizing the storage of parameters and
+// main grad with ParamAndGradBuffer class", and with its NCCL user buffers
+// (nccl_ub, which Megatron-Bridge's performance recipes turn on for it) "an
+// SM-efficient NCCL algorithm" (NVIDIA/Megatron-LM megatron/core/
+// distributed/fsdp/src/README.md, 2025). Its collectives take their share
+// only while they run, as the distributed optimizer's do; the smaller share
+// of a user-buffer NCCL is not published and not modelled.
+bool NcclShareResident(const Scenario& s) {
+  return s.parallel.zero == 3 && s.parallel.dp > 1 && !TraitsOf(s.training.stack).zero3_zero_copy;
 }
 
 double LargestModuleParams(const ModelSpec& m, const StackTraits& traits, int tp) {

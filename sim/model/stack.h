@@ -55,6 +55,11 @@ struct StackTraits {
   // gradients accumulated across micro-batches and reduced over data
   // parallelism in an fp32 buffer (main_grad), not in the parameters' type.
   bool fp32_grads = false;
+  // ZeRO-3 that gathers into and reduces from the parameters' and
+  // gradients' own storage (Megatron-FSDP's ParamAndGradBuffer), rather than
+  // copying them into and out of communication buffers around every
+  // collective (PyTorch FSDP, DeepSpeed). See NcclShareResident.
+  bool zero3_zero_copy = false;
 };
 
 // DeepSpeed's PipelineEngine reduces the gradients of this job after the
@@ -119,5 +124,12 @@ int Zero3GatherLookahead(Zero3Gather gather);
 // forward's fetches are released before the backward reuses them
 // (partitioned_param_coordinator.py __params_to_release).
 bool RegathersForBackward(const Scenario& s);
+
+// Whether NCCL's share of each GPU's compute (calibration
+// nccl_compute_share) is taken through the whole step rather than only
+// while a data-parallel collective moves data: ZeRO-3 over dp > 1 on a
+// stack that copies into and out of communication buffers (the reasons in
+// stack.cc).
+bool NcclShareResident(const Scenario& s);
 
 }  // namespace pf

@@ -11,6 +11,7 @@
 #include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
 #include "sim/model/padding.h"
+#include "sim/model/stack.h"
 #include "sim/workload/data_parallel.h"
 #include "sim/workload/rank_layout.h"
 #include "sim/workload/stage_cost.h"
@@ -46,10 +47,10 @@ ScreenEstimate ScreenStep(const Scenario& s) {
   // gathers: every weight, frozen or not) of the fullest stage.
   Seconds slot, last_backward;
   double most_params = 0, most_weights = 0;
-  // Under ZeRO-3 an NCCL kernel shares every GPU through the step, as the
-  // engine simulates it (engine/runner.cc ResidentShadows): the compute
-  // runs at 1 - nccl_compute_share of its speed.
-  const double resident = p.zero == 3 && p.dp > 1 ? 1 / (1 - s.calibration.nccl_compute_share) : 1;
+  // Under ZeRO-3 with copied buffers NCCL shares every GPU through the
+  // step, as the engine simulates it (model/stack.h NcclShareResident): the
+  // compute runs at 1 - nccl_compute_share of its speed.
+  const double resident = NcclShareResident(s) ? 1 / (1 - s.calibration.nccl_compute_share) : 1;
   for (int stage = 0; stage < p.pp; ++stage) {
     Seconds work;
     double params = 0, weights = 0;

@@ -5,6 +5,7 @@
 #include "sim/base/error.h"
 #include "sim/model/model_math.h"
 #include "sim/model/padding.h"
+#include "sim/model/stack.h"
 #include "sim/spec/names.h"
 #include "sim/workload/dataloader.h"
 #include "sim/workload/size_estimate.h"
@@ -61,6 +62,7 @@ void BuildWorkload(const Scenario& job, preflight::Workload& w) {
   w.set_schema_version(kWorkloadSchemaVersion);
   w.set_gpu(s.cluster.node.gpu.name);
   w.set_precision(ToString(t.precision));
+  w.set_zero3_zero_copy(TraitsOf(t.stack).zero3_zero_copy);
   w.set_tp(p.tp);
   for (int stage = 0; stage < p.pp; ++stage)
     for (int d = 0; d < p.dp; ++d) w.add_workers(GpuIndex(p, 0, d, stage));

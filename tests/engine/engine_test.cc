@@ -80,6 +80,23 @@ TEST(Engine, ComputeOverlappingADataParallelCollectiveSlowsByNcclShare) {
   EXPECT_NEAR(t.end_s[2] - t.start_s[2], 0.5, 1e-9);
 }
 
+// Under ZeRO-3 with copied buffers (PyTorch FSDP, DeepSpeed) NCCL takes
+// its share of the compute through the whole step, collective or not;
+// under Megatron-FSDP's zero-copy buffers, which its workload flags, only
+// while a collective runs (model/stack.h NcclShareResident).
+TEST(Engine, Zero3TakesNcclShareThroughTheStepUnlessZeroCopy) {
+  Scenario s = Dgx(1);
+  s.parallel.tp = 1, s.parallel.dp = 8, s.parallel.zero = 3;
+  preflight::Workload w = Empty(s);
+  AddCompute(w, 0, 1.0);  // no collective anywhere
+  EXPECT_NEAR(RunWorkload(s, w).end_s[0], 1.0 / (1 - Calibration{}.nccl_compute_share), 1e-9);
+  w.set_zero3_zero_copy(true);
+  EXPECT_NEAR(RunWorkload(s, w).end_s[0], 1.0, 1e-9);
+  s.parallel.zero = 1;  // no ZeRO-3: no resident share either way
+  w.set_zero3_zero_copy(false);
+  EXPECT_NEAR(RunWorkload(s, w).end_s[0], 1.0, 1e-9);
+}
+
 // NCCL's share ends with each collective, however many came before: two
 // collectives back to back, then compute at full speed (SimGrid 3.32 keeps
 // an Exec's share when it is suspended again after a resume; the runner

@@ -18,6 +18,7 @@
 #include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
 #include "sim/model/padding.h"
+#include "sim/model/stack.h"
 #include "sim/model/stack_kernels.h"
 #include "sim/report/report.h"
 #include "sim/scenario/catalog.h"
@@ -210,6 +211,25 @@ TEST(StackKernels, DeepSpeedFetchesInSeriesWithTheCompute) {
   const Result a = Simulate(ds), b = Simulate(fsdp);
   ASSERT_TRUE(a.step && b.step);
   EXPECT_GT(a.step->breakdown.dp_comm.value(), 2 * b.step->breakdown.dp_comm.value());
+}
+
+// Megatron-FSDP (ZeRO-3 on the megatron and nemo stacks) gathers into the
+// parameters' own buffers: its workload says so, and NCCL's share of the
+// compute is taken only while its collectives run; PyTorch FSDP's and
+// DeepSpeed's copies keep it through the step; without ZeRO-3 neither does.
+TEST(StackKernels, MegatronFsdpTakesNcclShareOnlyWhileItsCollectivesRun) {
+  const std::string path = ScenarioPath("qwen_7b_full_zero3_2gpu");
+  for (const char* stack : {"megatron", "nemo"}) {
+    const Scenario s = LoadScenario(path, {std::string("training.stack=") + stack});
+    EXPECT_FALSE(NcclShareResident(s)) << stack;
+    EXPECT_TRUE(BuildWorkload(s).zero3_zero_copy()) << stack;
+  }
+  for (const char* stack : {"fsdp", "deepspeed", "hf", "llama-factory"}) {
+    const Scenario s = LoadScenario(path, {std::string("training.stack=") + stack});
+    EXPECT_TRUE(NcclShareResident(s)) << stack;
+    EXPECT_FALSE(BuildWorkload(s).zero3_zero_copy()) << stack;
+  }
+  EXPECT_FALSE(NcclShareResident(LoadScenario(path, {"training.stack=fsdp", "parallel.zero=2"})));
 }
 
 // A vision model under ZeRO-3 follows the same rules as a transformer:
