@@ -7,10 +7,13 @@
 
 namespace pf {
 
+bool KnownMechanismMiss(const PublishedRow& row) { return row.error_min > 0 || row.error_max < 0; }
+
 std::vector<PublishedRow> HopperRows(const std::string& root) {
   std::vector<PublishedRow> out;
   for (const PublishedRow& row : LoadPublishedRows(root))
-    if (row.metric != "gpu_mem_gb" && LoadScenario(row.path).cluster.node.gpu.name == kHopperFitGpu)
+    if (row.metric != "gpu_mem_gb" && !KnownMechanismMiss(row) &&
+        LoadScenario(row.path).cluster.node.gpu.name == kHopperFitGpu)
       out.push_back(row);
   return out;
 }

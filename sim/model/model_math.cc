@@ -242,14 +242,16 @@ void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, int context
   if (t.attention != Attention::kUnfused) {
     // FlashAttention (Dao 2022): causal kernels skip the masked half, and
     // with a sliding window w the blocks before it (a query sees on average
-    // S/2 keys, or w - w^2/(2S) once S > w); the backward runs 5 matmuls to
+    // S/2 keys, or w - w^2/(2S) once S > w, on the window's share of the
+    // layers); the backward runs 5 matmuls to
     // the forward's 2 (2.5x).
     // Packed samples attending per sample see their own sample's keys
     // (variable-length kernel; spec.h attention_span).
     // (Under context parallelism the rank's view divides seq_len and
     // sample_len by `context`; keys are the whole sequence's.)
     const double span = t.attends_per_sample() ? std::min(keys, double(t.sample_len) * context) : keys;
-    const double seen = m.window > 0 && m.window < span ? m.window - double(m.window) * m.window / (2 * span)
+    const double banded = m.window - double(m.window) * m.window / (2 * span);
+    const double seen = m.window > 0 && m.window < span ? m.window_share * banded + (1 - m.window_share) * 0.5 * span
                                                         : 0.5 * span;
     double fwd = 4 * b * s * seen * h / tp;
     double qkvo = e * tokens * (2 * h / tp + 2 * KvDimPerRank(m, tp) * context);

@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "sim/model/model_math.h"
@@ -96,7 +98,11 @@ void Header(std::string& o, const Scenario& s) {
                                                    m.mla.qk_nope, m.mla.qk_rope, m.mla.v)
                                      : fmt::format("{} KV", m.kv_heads),
                      (m.head_size > 0 ? fmt::format(", head_dim {}", m.head_size) : "") +
-                         (m.window > 0 ? fmt::format(", sliding window {}", m.window) : ""),
+                         (m.window > 0 ? fmt::format(", sliding window {}{}", m.window,
+                                                     m.window_share < 1 ? fmt::format(" on {:g} of the layers",
+                                                                                      std::round(m.window_share * m.layers))
+                                                                        : "")
+                                       : ""),
                      mlp, m.vocab,
                      Count(pc.total(m.layers)),
                      m.moe.enabled() ? fmt::format(", {} active per token", Count(pc.active(m.layers))) : "");

@@ -10,7 +10,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-enum class Family { kLlama, kBaichuan, kChatGlm, kMixtral, kQwen2Moe, kQwen3Moe, kDeepseek };
+enum class Family { kLlama, kBaichuan, kChatGlm, kMixtral, kQwen2Moe, kQwen3Moe, kDeepseek, kGptOss };
 
 // Causal LMs whose layers are Llama's: pre-norm RMSNorm, rotary positions,
 // grouped-query attention, a SwiGLU MLP (Yi and DeepSeek-LLM publish
@@ -32,6 +32,14 @@ const std::vector<std::string> kQwen3Moe = {"Qwen3MoeForCausalLM"};
 // dense of intermediate_size). V3's node-limited routing (n_group,
 // topk_group) and multi-token-prediction module are not modelled.
 const std::vector<std::string> kDeepseek = {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"};
+// GPT-OSS: Mixtral's fields (num_local_experts of intermediate_size) with a
+// head_dim of its own and layer_types alternating banded ("sliding_
+// attention", sliding_window wide) and dense layers. Its attention sinks
+// (one logit a head) and the biases of its projections and experts
+// (0.03% of the 120B's parameters) are left out; its clamped SwiGLU costs
+// a SwiGLU (openai/gpt-oss-120b config.json; model card, arXiv 2508.10925,
+// Sec. 2.1).
+const std::vector<std::string> kGptOss = {"GptOssForCausalLM"};
 // Mixtures of experts whose attention or layers Preflight does not model:
 // DBRX's clipped fused QKV, Jamba's Mamba layers.
 const std::vector<std::string> kMoe = {"DbrxForCausalLM", "JambaForCausalLM"};
@@ -54,8 +62,10 @@ Family FamilyOf(const YamlView& config) {
   if (In(kQwen2Moe, arch)) return Family::kQwen2Moe;
   if (In(kQwen3Moe, arch)) return Family::kQwen3Moe;
   if (In(kDeepseek, arch)) return Family::kDeepseek;
+  if (In(kGptOss, arch)) return Family::kGptOss;
   std::vector<std::string> all = kLlamaLike;
-  for (const auto* more : {&kBaichuan, &kChatGlm, &kMixtral, &kQwen2Moe, &kQwen3Moe, &kDeepseek}) all.insert(all.end(), more->begin(), more->end());
+  for (const auto* more : {&kBaichuan, &kChatGlm, &kMixtral, &kQwen2Moe, &kQwen3Moe, &kDeepseek, &kGptOss})
+    all.insert(all.end(), more->begin(), more->end());
   if (In(kMoe, arch))
     a.Fail("\"" + arch + "\" is a mixture of experts whose attention or layers Preflight does not model "
            "(attention clipping, Mamba layers; supported: " +
@@ -96,6 +106,20 @@ void ParseHfDeepseek(const YamlView& c, ModelSpec& m) {
   a.qk_nope = IntField(c, "qk_nope_head_dim", 1 << 12);
   a.qk_rope = IntField(c, "qk_rope_head_dim", 1 << 12);
   a.v = IntField(c, "v_head_dim", 1 << 12);
+}
+
+// The share of layers whose layer_types entry is "sliding_attention" (the
+// others "full_attention"), one entry a layer; 0 banded layers leave none.
+double WindowShare(const YamlView& c, int layers) {
+  const YamlView types = c.Get("layer_types");
+  const std::vector<YamlView> items = types.Items(1 << 14);
+  if (int(items.size()) != layers)
+    types.Fail("lists " + std::to_string(items.size()) + " layers, not num_hidden_layers (" + std::to_string(layers) +
+               ")");
+  int banded = 0;
+  for (const YamlView& t : items)
+    if (t.Choice({"sliding_attention", "full_attention"}) == "sliding_attention") ++banded;
+  return double(banded) / layers;
 }
 
 // Every layer sparse: Qwen-MoE's decoder_sparse_step 1 and no mlp_only_layers.
@@ -164,8 +188,9 @@ ModelSpec ParseHfConfig(const YamlView& c, const std::string& name) {
     }
   }
   m.tied_embeddings = c.Has("tie_word_embeddings") && c.Get("tie_word_embeddings").Bool();
-  if (family == Family::kMixtral || family == Family::kQwen2Moe || family == Family::kQwen3Moe)
-    m.moe = ParseHfMoe(c, family != Family::kMixtral, m);
+  if (family == Family::kMixtral || family == Family::kQwen2Moe || family == Family::kQwen3Moe ||
+      family == Family::kGptOss)
+    m.moe = ParseHfMoe(c, family == Family::kQwen2Moe || family == Family::kQwen3Moe, m);
   if (family == Family::kDeepseek) ParseHfDeepseek(c, m);
   if (family != Family::kChatGlm && c.Has("head_dim") && c.Get("head_dim").IsScalar()) {
     const int d = IntField(c, "head_dim", 1 << 12);
@@ -176,6 +201,10 @@ ModelSpec ParseHfConfig(const YamlView& c, const std::string& name) {
   if (family != Family::kChatGlm && c.Has("sliding_window") && c.Get("sliding_window").IsScalar() &&
       (!c.Has("use_sliding_window") || c.Get("use_sliding_window").Bool()))
     m.window = IntField(c, "sliding_window", 1 << 24);
+  if (m.window > 0 && c.Has("layer_types")) {
+    m.window_share = WindowShare(c, m.layers);
+    if (m.window_share == 0) m.window = 0, m.window_share = 1;  // every layer dense
+  }
   if (m.head_size == 0 && m.hidden % m.heads != 0)
     c.Get("num_attention_heads").Fail(std::to_string(m.heads) + " does not divide hidden_size (" + std::to_string(m.hidden) + ")");
   if (m.heads % m.kv_heads != 0)

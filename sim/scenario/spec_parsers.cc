@@ -100,7 +100,7 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
   if (v.Has("kind") && v.Get("kind").Choice({"transformer", "vision"}) == "vision")
     return ParseVisionModel(v, default_name);
   v.ExpectKeys({"name", "kind", "source", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind",
-                "vocab", "tied_embeddings", "position", "max_seq", "norm", "bias", "moe", "head_dim", "window", "mla"});
+                "vocab", "tied_embeddings", "position", "max_seq", "norm", "bias", "moe", "head_dim", "window", "window_share", "mla"});
   ModelSpec m;
   m.name = NameOr(v, default_name);
   // Bounds far beyond published models (Llama 3 405B: 126 layers, hidden
@@ -112,6 +112,13 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
   m.kv_heads = v.Has("kv_heads") ? v.Get("kv_heads").Int(1, m.heads) : m.heads;
   if (v.Has("head_dim")) m.head_size = v.Get("head_dim").Int(1, 1 << 12);
   if (v.Has("window")) m.window = v.Get("window").Int(1, 1 << 24);
+  if (v.Has("window_share")) {
+    const YamlView share = v.Get("window_share");
+    if (!v.Has("window")) share.Fail("needs a window: the share of the layers that attend through it");
+    m.window_share = share.Number();
+    if (!(m.window_share > 0 && m.window_share <= 1))
+      share.Fail(share.Str() + " is not a share of the layers (accepted: above 0, at most 1)");
+  }
   if (m.head_size == 0 && m.hidden % m.heads != 0)
     v.Get("heads").Fail(std::to_string(m.heads) + " does not divide hidden (" + std::to_string(m.hidden) +
                         "); give head_dim when the heads are not hidden / heads wide");

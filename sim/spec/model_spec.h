@@ -99,8 +99,16 @@ struct ModelSpec {
   // each query attends to the `window` tokens up to it; 0: to the whole
   // sequence.
   int window = 0;
-  // The keys a query of an s-token sequence can see: s, or the window.
-  double keys_seen(double s) const { return window > 0 && window < s ? window : s; }
+  // The share of the layers that attend through the window, the others to
+  // the whole sequence: 1 for Mistral; GPT-OSS alternates banded and dense
+  // layers (its config.json's layer_types: 18 "sliding_attention" of 36).
+  // Layers are costed alike, so a share costs each one the mean.
+  double window_share = 1;
+  // The keys a query of an s-token sequence can see, over the layers: s,
+  // or the window on window_share of them.
+  double keys_seen(double s) const {
+    return window > 0 && window < s ? window_share * window + (1 - window_share) * s : s;
+  }
   // Width of one attention head when it is not hidden / heads (Qwen3:
   // 128 at hidden 4096 and 64 heads); 0: hidden / heads.
   int head_size = 0;

@@ -180,5 +180,22 @@ TEST(ModelMath, SlidingWindowBoundsTheKeysAQuerySees) {
   EXPECT_DOUBLE_EQ(inside, FlashForwardFlops(m, t));
 }
 
+// GPT-OSS alternates banded and dense layers (window_share 0.5): layers
+// are costed alike, each at the mean of the two, in the kernel and in the
+// model FLOPs.
+TEST(ModelMath, AWindowOnAShareOfTheLayersCostsTheMean) {
+  ModelSpec m = Llama(36, 2880, 64, 8, 2880);
+  m.head_size = 64;
+  TrainingSpec t;
+  t.seq_len = 4096, t.micro_batch = 1, t.global_batch = 1;
+  const double dense = FlashForwardFlops(m, t), dense_model = ForwardFlopsPerToken(m, t.seq_len).layer_attention;
+  m.window = 128;
+  const double banded = FlashForwardFlops(m, t), banded_model = ForwardFlopsPerToken(m, t.seq_len).layer_attention;
+  EXPECT_LT(banded, dense / 10);
+  m.window_share = 0.5;
+  EXPECT_DOUBLE_EQ(FlashForwardFlops(m, t), (dense + banded) / 2);
+  EXPECT_DOUBLE_EQ(ForwardFlopsPerToken(m, t.seq_len).layer_attention, (dense_model + banded_model) / 2);
+}
+
 }  // namespace
 }  // namespace pf

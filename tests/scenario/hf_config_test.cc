@@ -38,6 +38,9 @@ const std::map<std::string, double> kPublished = {
     // Mixtures of experts (the Hub's sizes, as above).
     {"mixtral-8x7b-v0.1", 46.7e9},    {"qwen3-30b-a3b", 30.5e9},      {"qwen3-235b-a22b", 235e9},
     {"qwen2-57b-a14b", 57.4e9},       {"deepseek-v2-lite", 15.7e9},
+    // GPT-OSS: its model card's Table 1 (arXiv 2508.10925; the Hub's size
+    // counts the MXFP4 blocks as bytes).
+    {"gpt-oss-120b", 116.83e9},       {"gpt-oss-20b", 20.91e9},
 };
 
 // Parameters one token uses, as published: Jiang et al. 2024 ("Mixtral of
@@ -45,10 +48,13 @@ const std::map<std::string, double> kPublished = {
 // cards ("30.5B in total and 3.3B activated", "235B in total and 22B
 // activated"), whose 2 significant figures allow the 2% band.
 // DeepSeek's model card ("16B total params, 2.4B active params") counts
-// them without the input embedding (a lookup, not a matmul).
+// them without the input embedding (a lookup, not a matmul), as GPT-OSS's
+// Table 1 does ("Unembedding parameters are counted towards active, but
+// not embeddings": 5.13B and 3.61B).
 const std::map<std::string, double> kPublishedActive = {
     {"mixtral-8x7b-v0.1", 12.9e9}, {"qwen3-30b-a3b", 3.3e9}, {"qwen3-235b-a22b", 22e9}};
-const std::map<std::string, double> kPublishedActiveWithoutEmbedding = {{"deepseek-v2-lite", 2.4e9}};
+const std::map<std::string, double> kPublishedActiveWithoutEmbedding = {
+    {"deepseek-v2-lite", 2.4e9}, {"gpt-oss-120b", 5.13e9}, {"gpt-oss-20b", 3.61e9}};
 
 Scenario WithModel(const std::string& model) {
   // A layout every bundled model splits over: one GPU's worth of TP.
@@ -82,7 +88,7 @@ TEST(HfConfig, EveryBundledConfigGivesItsPublishedParameterCount) {
     }
     ++checked;
   }
-  EXPECT_GE(checked, 27);
+  EXPECT_GE(checked, 29);
 }
 
 TEST(HfConfig, MixtureOfExpertsFieldsMapToTheModel) {
@@ -115,6 +121,18 @@ TEST(HfConfig, MixtureOfExpertsFieldsMapToTheModel) {
   EXPECT_EQ(ds.moe.shared_ffn, 1408);
   EXPECT_EQ(ds.moe.dense_layers, 1);
   EXPECT_EQ(ds.ffn, 10944);
+  // GPT-OSS: Mixtral's fields, a head_dim of its own (64 heads of 64 at
+  // hidden 2880) and a 128-token window on the half of the layers that
+  // layer_types calls "sliding_attention".
+  const ModelSpec oss = WithModel("gpt-oss-120b").model;
+  EXPECT_EQ(oss.moe.experts, 128);
+  EXPECT_EQ(oss.moe.top_k, 4);
+  EXPECT_EQ(oss.moe.expert_ffn, 2880);
+  EXPECT_EQ(oss.moe.shared_experts, 0);
+  EXPECT_DOUBLE_EQ(oss.q_dim(), 64 * 64.0);
+  EXPECT_EQ(oss.window, 128);
+  EXPECT_DOUBLE_EQ(oss.window_share, 0.5);
+  EXPECT_EQ(WithModel("gpt-oss-20b").model.moe.experts, 32);
 }
 
 TEST(HfConfig, FieldsMapToTheModel) {
@@ -157,6 +175,22 @@ TEST(HfConfig, BadConfigsAreRefused) {
   EXPECT_NE(topk.find(path + ":10:26: num_experts_per_tok: 9 exceeds the 8 experts (num_local_experts)"),
             std::string::npos)
       << topk;
+  // GPT-OSS's layer_types: one entry a layer, each of the two kinds.
+  const std::string oss = "{\n  \"architectures\": [\"GptOssForCausalLM\"],\n  \"hidden_size\": 2880,\n"
+                          "  \"num_hidden_layers\": 2,\n  \"num_attention_heads\": 64,\n  \"head_dim\": 64,\n"
+                          "  \"num_key_value_heads\": 8,\n  \"intermediate_size\": 2880,\n  \"vocab_size\": 201088,\n"
+                          "  \"max_position_embeddings\": 131072,\n  \"num_local_experts\": 32,\n"
+                          "  \"num_experts_per_tok\": 4,\n  \"sliding_window\": 128,\n";
+  std::ofstream(path) << oss << "  \"layer_types\": [\"sliding_attention\"]\n}\n";
+  const std::string count = Refusal({"model={hf_config: " + path + "}", "training.method=full"});
+  EXPECT_NE(count.find(path + ":14:18: layer_types: lists 1 layers, not num_hidden_layers (2)"), std::string::npos)
+      << count;
+  std::ofstream(path) << oss << "  \"layer_types\": [\"sliding_attention\", \"chunked_attention\"]\n}\n";
+  const std::string kind = Refusal({"model={hf_config: " + path + "}", "training.method=full"});
+  EXPECT_NE(kind.find(path + ":14:40: layer_types[1]: \"chunked_attention\" is not accepted (accepted: "
+                      "sliding_attention, full_attention)"),
+            std::string::npos)
+      << kind;
   std::ofstream(path) << "{\n  \"architectures\": [\"GPT2LMHeadModel\"]\n}\n";
   const std::string arch = Refusal({"model={hf_config: " + path + "}"});
   EXPECT_NE(arch.find(path + ":2:21: architectures[0]: \"GPT2LMHeadModel\" is not a supported architecture"),
