@@ -176,8 +176,8 @@ TEST(ExpertParallel, DeepEpSendsATokenOncePerNodeAndFansItOutOverNvlink) {
   EXPECT_DOUBLE_EQ(NodesPerToken(x, 1), 1);
   // Mixtral EP16 is refused (8 experts); Qwen3-30B-A3B's 128 experts over
   // 2 nodes: a token's 8 copies (4 of them remote on average) cross once.
-  const Scenario s = LoadScenario(testing_util::kRoot + "/tests/data/recipes/mb2604_qwen3_30b_a3b_16xH100.yaml",
-                                  {"parallel.ep_dispatcher=deepep"});
+  const std::string qwen = testing_util::kRoot + "/tests/data/recipes/mb2604_qwen3_30b_a3b_16xH100.yaml";
+  const Scenario s = LoadScenario(qwen, {"parallel.ep_dispatcher=deepep"});
   const StageCost c = CostOfStage(s, 0);
   const double d = NodesPerToken(s.model.moe, 2);
   const preflight::Workload w = BuildWorkload(s);
@@ -203,7 +203,7 @@ TEST(ExpertParallel, DeepEpSendsATokenOncePerNodeAndFansItOutOverNvlink) {
   EXPECT_EQ(nodes, 2 * rails);
   // The all-to-all dispatcher sends 4 remote copies of a token; DeepEP
   // about 1: the step is shorter.
-  const Result a = Simulate(LoadScenario(testing_util::kRoot + "/tests/data/recipes/mb2604_qwen3_30b_a3b_16xH100.yaml"));
+  const Result a = Simulate(LoadScenario(qwen, {"parallel.ep_dispatcher=all_to_all"}));
   const Result b = Simulate(s);
   ASSERT_TRUE(a.step && b.step);
   EXPECT_LT(b.step->breakdown.ep_comm.value(), 0.5 * a.step->breakdown.ep_comm.value());
