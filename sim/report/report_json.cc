@@ -1,6 +1,7 @@
 #include "sim/report/money_report.h"
 #include "sim/report/report.h"
 
+#include "sim/model/known_gaps.h"
 #include "sim/model/model_math.h"
 #include "sim/model/padding.h"
 #include "sim/model/stack.h"
@@ -83,6 +84,12 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
   for (const auto& x : r.suggestions)
     sug.push_back({{"change", x.change}, {"set", x.overrides}, {"per_gpu_bytes", x.per_gpu.value()}});
   j["memory"]["suggestions"] = sug;
+  // Regimes where published runs show the model optimistic (model/known_gaps.h).
+  json gaps = json::array();
+  for (const KnownGap& g : KnownGapsOf(s))
+    gaps.push_back({{"regime", g.regime}, {"runs", g.runs}, {"error_low", g.error_low}, {"error_high", g.error_high},
+                    {"source", g.source}});
+  j["known_gaps"] = gaps;
   if (!r.step) {
     for (const char* k : {"step_time_s", "tokens_per_s", "mfu", "hfu", "scaling_efficiency",
                           "breakdown", "job"})

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/model/known_gaps.h"
 #include "sim/model/model_math.h"
 #include "sim/model/padding.h"
 #include "sim/model/stack.h"
@@ -365,6 +366,9 @@ std::string RenderText(const Result& r, const Alternative* alternative) {
   MemoryTable(o, r.memory, r.suggestions);
   HostMemoryTable(o, r);
   if (r.step) StepTable(o, r);
+  // A figure in a regime where published runs show it optimistic says so.
+  if (r.step)
+    for (const KnownGap& g : KnownGapsOf(r.scenario)) o += "\nKnown gap: " + DescribeGap(g) + ".\n";
   if (r.step && alternative) {
     std::string flags;
     for (const std::string& f : alternative->overrides) flags += " --set " + f;
