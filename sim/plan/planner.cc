@@ -9,6 +9,7 @@
 #include "sim/base/error.h"
 #include "sim/job/simulate.h"
 #include "sim/model/host_memory.h"
+#include "sim/model/known_gaps.h"
 #include "sim/model/memory_model.h"
 #include "sim/plan/layouts.h"
 #include "sim/scenario/catalog.h"
@@ -77,12 +78,18 @@ Plan MakePlan(const PlanOptions& o) {
   const auto t0 = Clock::now();
   for (const std::string& node : nodes) {
     // The node, with a plain layout that validates on one node (the
-    // candidates set their own).
+    // candidates set their own). The scenario's ZeRO stage is kept where a
+    // switch needs it (Megatron's distributed optimizer is stage 1, the
+    // overlapped parameter gather stage 1 or 2); the candidates drop the
+    // switches their own stage does not take (DropSwitchesOfOtherLayouts).
     std::vector<std::string> sets = o.sets;
     const int per_node = LoadNode(node, "--gpus").gpus_per_node;
+    const ParallelSpec& own = scenario.parallel;
+    const int zero = own.distributed_optimizer || own.param_gather_overlap ? own.zero : 0;
     for (std::string x : {"cluster.node=" + node, std::string("cluster.nodes=1"), std::string("parallel.tp=1"),
-                          std::string("parallel.pp=1"), std::string("parallel.vp=1"), std::string("parallel.zero=0"),
-                          "parallel.dp=" + std::to_string(per_node), std::string("training.micro_batch=1")})
+                          std::string("parallel.pp=1"), std::string("parallel.vp=1"),
+                          "parallel.zero=" + std::to_string(zero), "parallel.dp=" + std::to_string(per_node),
+                          std::string("training.micro_batch=1")})
       sets.push_back(x);
     // Another node than the scenario's: priced by its cheapest on-demand offer.
     if (node != scenario.cluster.node.name && scenario.price.enabled)
@@ -176,10 +183,11 @@ Plan MakePlan(const PlanOptions& o) {
       (!o.budget_usd || plan.simulated.front().cost <= *o.budget_usd)) {
     plan.recommended = 0;
     const Candidate& r = plan.simulated.front();
+    std::vector<std::string> sets = o.sets;
+    sets.insert(sets.end(), r.overrides.begin(), r.overrides.end());
+    const Scenario recommended = LoadScenario(o.scenario, sets);
     if (o.trace) {
-      std::vector<std::string> sets = o.sets;
-      sets.insert(sets.end(), r.overrides.begin(), r.overrides.end());
-      plan.recommended_scenario = LoadScenario(o.scenario, sets);
+      plan.recommended_scenario = recommended;
       plan.trace.emplace();
       Simulate(*plan.recommended_scenario, false, &*plan.trace);
     }
@@ -199,6 +207,9 @@ Plan MakePlan(const PlanOptions& o) {
         break;
       }
     }
+    // A recommendation in a regime where published runs show Preflight
+    // optimistic says so (model/known_gaps.h).
+    for (const KnownGap& g : KnownGapsOf(recommended)) plan.reasons.push_back("known gap: " + DescribeGap(g));
   }
   return plan;
 }

@@ -30,6 +30,15 @@ check "the recommended flags give its step ($step vs ${got}s)" test "${step%s}" 
 check "an impossible deadline is an answer, not an error" test $rc -eq 0
 check "and says so" grep -q "no configuration meets the constraints" none.txt
 
+# A Megatron scenario with its distributed optimizer (ZeRO stage 1): the
+# plan's base layout keeps the stage the switch needs, so every node type
+# loads it; a recommendation in a known gap (16 experts a GPU) says so.
+OSS="$ROOT/tests/data/recipes/mb2604_gpt_oss_120b_64xH100.yaml"
+"$SIM" plan "$OSS" --deadline 7d --gpus H100 --max-gpus 64 >oss.txt 2>err.txt; rc=$?
+check "a scenario with the distributed optimizer plans ($(head -c 200 err.txt))" test $rc -eq 0
+check "and recommends" grep -q "Recommendation:" oss.txt
+check "with its known gap" grep -q "known gap: 16 experts on each GPU under Megatron-Core" oss.txt
+
 bad "deadline without a unit" "--deadline 14: \"14\": missing unit" "$SIM" plan "$SC" --deadline 14
 bad "budget in euros" "--budget 50kEUR: \"50kEUR\": unknown unit \"kEUR\" for a price (accepted: USD)" "$SIM" plan "$SC" --deadline 7d --budget 50kEUR
 bad "GPUs nobody prices" "--gpus: no bundled node with a price has these GPUs" "$SIM" plan "$SC" --deadline 7d --gpus B300
