@@ -13,6 +13,7 @@
 #include "sim/model/padding.h"
 #include "sim/model/stack.h"
 #include "sim/workload/data_parallel.h"
+#include "sim/workload/expert_parallel.h"
 #include "sim/workload/rank_layout.h"
 #include "sim/workload/stage_cost.h"
 
@@ -26,6 +27,17 @@ Seconds CollectiveTime(const Scenario& s, CollectiveKind kind, const std::vector
   const auto plan = PlanCollective(kind, ShapeOf(group, s.cluster.node.gpus_per_node),
                                    PathsOf(s.cluster, topo, group), size);
   return plan ? plan->time : Seconds(0);
+}
+
+// One token exchange of a mixture of experts (a dispatch or a combine),
+// blocking as Megatron-Core's dispatcher is: its all-to-alls run beside
+// each other, uncontended; 0 without expert parallelism.
+Seconds ExchangeTime(const Scenario& s, int stage, const StageCost& c) {
+  if (c.ep_fwd + c.ep_bwd == 0) return Seconds(0);
+  Seconds t;
+  for (const EpCollective& x : ExchangeCollectives(s, 0, stage, c))
+    t = std::max(t, CollectiveTime(s, CollectiveKind::kAllToAll, x.gpus, x.bytes));
+  return t;
 }
 
 }  // namespace
@@ -46,23 +58,25 @@ ScreenEstimate ScreenStep(const Scenario& s) {
   // 1F1B's slot. Trained parameters (gradients) and held weights (ZeRO-3
   // gathers: every weight, frozen or not) of the fullest stage.
   Seconds slot, last_backward;
-  double most_params = 0, most_weights = 0;
+  double most_params = 0, most_weights = 0, most_experts = 0;
   // Under ZeRO-3 with copied buffers NCCL shares every GPU through the
   // step, as the engine simulates it (model/stack.h NcclShareResident): the
   // compute runs at 1 - nccl_compute_share of its speed.
   const double resident = NcclShareResident(s) ? 1 / (1 - s.calibration.nccl_compute_share) : 1;
   for (int stage = 0; stage < p.pp; ++stage) {
     Seconds work;
-    double params = 0, weights = 0;
+    double params = 0, weights = 0, experts = 0;
     for (int chunk = 0; chunk < p.vp; ++chunk) {
       const int vstage = chunk * p.pp + stage;
       const StageCost c = CostOfStage(s, vstage);
-      work += (c.fwd.seconds + c.bwd.seconds) * resident + tp_all_reduce * double(c.tp_fwd + c.tp_bwd);
+      work += (c.fwd.seconds + c.bwd.seconds) * resident + tp_all_reduce * double(c.tp_fwd + c.tp_bwd) +
+              ExchangeTime(s, vstage % p.pp, c) * double(c.ep_fwd + c.ep_bwd);
       last_backward = std::max(last_backward, c.bwd.seconds * resident);
-      params += c.params;
+      params += c.params, experts += c.expert_params;
       weights += s.model.kind == ModelKind::kVision ? c.params : ParamsPerTpRank(s.model, p, vstage).total();
     }
     slot = std::max(slot, work);
+    if (params > most_params) most_experts = experts;
     most_params = std::max(most_params, params), most_weights = std::max(most_weights, weights);
   }
   ScreenEstimate est;
@@ -95,9 +109,19 @@ ScreenEstimate ScreenStep(const Scenario& s) {
                ? std::max(Seconds(0), (gathers + scatters) * mb - est.compute)
                : gathers * mb + std::max(Seconds(0), scatters * mb - est.compute);
     } else {
-      const Seconds reduce = CollectiveTime(
-          s, p.zero >= 1 ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, group, grads);
-      dp = p.dp_overlap ? std::max(Seconds(0), reduce - last_backward) : reduce;
+      // The dense gradients over the DP group, a mixture of experts' routed
+      // experts' over their expert-data-parallel group; ZeRO-2 reduces them
+      // after every micro-batch's backward, the others once, after the last
+      // (workload/data_parallel.cc).
+      const CollectiveKind kind = p.zero >= 1 ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce;
+      const Bytes expert_grads(most_experts * GradientBytes(t));
+      const Seconds reduce = CollectiveTime(s, kind, group, grads - expert_grads) +
+                             CollectiveTime(s, kind, ExpertDpGroup(p, 0, 0), expert_grads);
+      if (p.zero == 2)
+        dp = p.dp_overlap ? std::max(Seconds(0), reduce * double(micro_batches) - est.compute)
+                          : reduce * double(micro_batches);
+      else
+        dp = p.dp_overlap ? std::max(Seconds(0), reduce - last_backward) : reduce;
       if ((p.zero == 1 || p.zero == 2) && !p.param_gather_overlap)  // else hidden in the next forward
         dp += CollectiveTime(s, CollectiveKind::kAllGather, group, Bytes(most_params * e));
     }

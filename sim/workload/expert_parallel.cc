@@ -5,30 +5,36 @@
 
 namespace pf {
 
-std::vector<int> ExpertExchange::Exchange(int d, const StageCost& c, bool forward, int count) {
-  const LaneGroup group = EpGroup(p_, d, stage_);
-  const int per_node = s_.cluster.node.gpus_per_node, nodes = p_.ep / per_node;
-  const std::string dir = forward ? "_fwd" : "_bwd";
-  if (p_.dispatcher != Dispatcher::kDeepEp || group.lanes != 1 || nodes < 2 || p_.ep % per_node != 0)
-    return {g_.Collective("ep_all_to_all" + dir, preflight::EP_COMM, preflight::ALL_TO_ALL, group.gpus, c.ep_bytes,
-                          count, group.lanes)};
+std::vector<EpCollective> ExchangeCollectives(const Scenario& s, int d, int stage, const StageCost& c) {
+  const ParallelSpec& p = s.parallel;
+  const LaneGroup group = EpGroup(p, d, stage);
+  const int per_node = s.cluster.node.gpus_per_node, nodes = p.ep / per_node;
+  if (p.dispatcher != Dispatcher::kDeepEp || group.lanes != 1 || nodes < 2 || p.ep % per_node != 0)
+    return {{"ep_all_to_all", group.gpus, c.ep_bytes, group.lanes}};
   // DeepEP: each GPU's tokens cross to NodesPerToken - 1 other nodes on
   // average, once each, over its rail: an all-to-all of the EP group's
   // nodes' GPUs of one local rank (lanes: the others), where a GPU sends
   // (m - 1) / m of its buffer away. Every routed copy then reaches its
   // expert over NVLink.
-  const MoeSpec& moe = s_.model.moe;
+  const MoeSpec& moe = s.model.moe;
   const double away = NodesPerToken(moe, nodes) - NodesPerToken(moe, nodes) / nodes;  // the token's remote nodes
   const Bytes rail_bytes = c.ep_bytes / double(moe.top_k) * (away * nodes / (nodes - 1));
-  std::vector<int> rail, out;
+  std::vector<EpCollective> out;
+  std::vector<int> rail;
   for (int i = 0; i < nodes; ++i) rail.push_back(group.gpus[0] + i * per_node);
-  out.push_back(g_.Collective("ep_rdma" + dir, preflight::EP_COMM, preflight::ALL_TO_ALL, rail, rail_bytes, count,
-                              per_node));
-  for (int i = 0; i < nodes; ++i) {
-    const std::vector<int> node(group.gpus.begin() + i * per_node, group.gpus.begin() + (i + 1) * per_node);
-    out.push_back(g_.Collective("ep_nvlink" + dir, preflight::EP_COMM, preflight::ALL_TO_ALL, node, c.ep_bytes,
-                                count, 1));
-  }
+  out.push_back({"ep_rdma", rail, rail_bytes, per_node});
+  for (int i = 0; i < nodes; ++i)
+    out.push_back({"ep_nvlink", std::vector<int>(group.gpus.begin() + i * per_node, group.gpus.begin() + (i + 1) * per_node),
+                   c.ep_bytes, 1});
+  return out;
+}
+
+std::vector<int> ExpertExchange::Exchange(int d, const StageCost& c, bool forward, int count) {
+  const std::string dir = forward ? "_fwd" : "_bwd";
+  std::vector<int> out;
+  for (const EpCollective& x : ExchangeCollectives(s_, d, stage_, c))
+    out.push_back(g_.Collective(x.name + dir, preflight::EP_COMM, preflight::ALL_TO_ALL, x.gpus, x.bytes, count,
+                                x.lanes));
   return out;
 }
 

@@ -20,6 +20,20 @@
 
 namespace pf {
 
+// One all-to-all of an exchange: its GPUs (lane 0), the bytes each sends,
+// the lanes beside it, and its task name's stem.
+struct EpCollective {
+  const char* name;
+  std::vector<int> gpus;
+  Bytes bytes;
+  int lanes = 1;
+};
+
+// The all-to-alls of DP rank d's EP group's exchange on `stage` (one
+// dispatch or combine): Megatron-Core's single all-to-all, or DeepEP's
+// rail all-to-all and the in-node fan-outs, which run beside each other.
+std::vector<EpCollective> ExchangeCollectives(const Scenario& s, int d, int stage, const StageCost& c);
+
 class ExpertExchange {
  public:
   ExpertExchange(TaskGraph& g, const Scenario& s, int stage) : g_(g), p_(s.parallel), stage_(stage), s_(s) {}
