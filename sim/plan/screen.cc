@@ -70,7 +70,7 @@ ScreenEstimate ScreenStep(const Scenario& s) {
       const int vstage = chunk * p.pp + stage;
       const StageCost c = CostOfStage(s, vstage);
       work += (c.fwd.seconds + c.bwd.seconds) * resident + tp_all_reduce * double(c.tp_fwd + c.tp_bwd) +
-              ExchangeTime(s, vstage % p.pp, c) * double(c.ep_fwd + c.ep_bwd);
+              ExchangeTime(s, stage, c) * double(c.ep_fwd + c.ep_bwd);
       last_backward = std::max(last_backward, c.bwd.seconds * resident);
       params += c.params, experts += c.expert_params;
       weights += s.model.kind == ModelKind::kVision ? c.params : ParamsPerTpRank(s.model, p, vstage).total();
