@@ -91,6 +91,9 @@ Plan MakePlan(const PlanOptions& o) {
                           "parallel.zero=" + std::to_string(zero), "parallel.dp=" + std::to_string(per_node),
                           std::string("training.micro_batch=1")})
       sets.push_back(x);
+    // A mixture of experts' EP group may outgrow one node: the base has
+    // none (the candidates set their own, Layouts).
+    if (own.ep > 1) sets.push_back("parallel.ep=1");
     // Another node than the scenario's: priced by its cheapest on-demand offer.
     if (node != scenario.cluster.node.name && scenario.price.enabled)
       sets.push_back("price={offer: " + NodePrices().at(node).offer + "}");
@@ -224,12 +227,15 @@ std::string RenderPlan(const PlanOptions& o, const Plan& p) {
   if (p.simulated.empty()) return out + "  no configuration meets the constraints\n";
   out += fmt::format("  simulated {} on SimGrid in {:.1f} s; the screen was within {:.1f}% of the simulated step\n\n",
                      p.simulated.size(), p.simulate_seconds, 100 * p.worst_disagreement);
-  out += fmt::format("  {:<4} {:<18} {:>5} {:>4}  {:<32} {:>9} {:>10} {:>10} {:>8}  {}\n", "rank", "node", "nodes",
-                     "GPUs", "layout", "step", "job", "cost USD", "screen", "bottleneck");
+  // The layout column: 32 wide, wider where a name (with its EP) is longer.
+  size_t width = 32;
+  for (const Candidate& c : p.simulated) width = std::max(width, c.Layout().size());
+  out += fmt::format("  {:<4} {:<18} {:>5} {:>4}  {:<{}} {:>9} {:>10} {:>10} {:>8}  {}\n", "rank", "node", "nodes",
+                     "GPUs", "layout", width, "step", "job", "cost USD", "screen", "bottleneck");
   for (size_t k = 0; k < p.simulated.size(); ++k) {
     const Candidate& c = p.simulated[k];
-    out += fmt::format("  {:<4} {:<18} {:>5} {:>4}  {:<32} {:>8.2f}s {:>10} {:>10.0f} {:>+7.1f}%  {}{}\n", k + 1, c.node,
-                       c.nodes, c.gpus, c.Layout(), c.simulated->step_time.value(), Days(c.wall_s), c.cost,
+    out += fmt::format("  {:<4} {:<18} {:>5} {:>4}  {:<{}} {:>8.2f}s {:>10} {:>10.0f} {:>+7.1f}%  {}{}\n", k + 1, c.node,
+                       c.nodes, c.gpus, c.Layout(), width, c.simulated->step_time.value(), Days(c.wall_s), c.cost,
                        100 * (c.screen.step.value() / c.simulated->step_time.value() - 1), c.bottleneck,
                        c.wall_s > o.deadline.value() ? "  (misses the deadline)" : "");
   }

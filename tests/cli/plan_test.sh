@@ -38,6 +38,13 @@ OSS="$ROOT/tests/data/recipes/mb2604_gpt_oss_120b_64xH100.yaml"
 check "a scenario with the distributed optimizer plans ($(head -c 200 err.txt))" test $rc -eq 0
 check "and recommends" grep -q "Recommendation:" oss.txt
 check "with its known gap" grep -q "known gap: 16 experts on each GPU under Megatron-Core" oss.txt
+check "trying other expert parallelisms than the scenario's" grep -qE "EP(1|2|4|16|32|64) ZeRO" oss.txt
+# An EP group wider than a node (Qwen3-30B-A3B at EP16): the base layout has
+# none, so the plan runs (every node type was refused before).
+QW="$ROOT/tests/data/recipes/mb2604_qwen3_30b_a3b_16xH100.yaml"
+"$SIM" plan "$QW" --deadline 7d --gpus H100 --max-gpus 32 >qw.txt 2>err.txt; rc=$?
+check "an EP16 scenario plans ($(head -c 200 err.txt))" test $rc -eq 0
+check "and recommends" grep -q "Recommendation:" qw.txt
 
 bad "deadline without a unit" "--deadline 14: \"14\": missing unit" "$SIM" plan "$SC" --deadline 14
 bad "budget in euros" "--budget 50kEUR: \"50kEUR\": unknown unit \"kEUR\" for a price (accepted: USD)" "$SIM" plan "$SC" --deadline 7d --budget 50kEUR

@@ -3,6 +3,7 @@
 // parameter-gather overlap, CP 2), every candidate Validate accepts is the
 // scenario its --set flags load to, including the switches its layout does
 // not take; and the CP split is kept rather than every candidate refused.
+// A mixture of experts' layouts try its expert parallelism too.
 #include <set>
 #include <tuple>
 
@@ -50,6 +51,32 @@ TEST(Layouts, EveryValidCandidateIsWhatItsFlagsLoad) {
   EXPECT_GT(valid, 100);
   EXPECT_GT(zero_other_than_1, 0);
   EXPECT_GT(tp1, 0);
+}
+
+// A mixture of experts (GPT-OSS 120B, 128 experts, EP8 in the scenario):
+// the layouts try each power-of-two EP that divides the experts, the name
+// says it, and the flags load it.
+TEST(Layouts, AMixtureOfExpertsTriesEachExpertParallelism) {
+  const std::string oss = testing_util::kRoot + "/tests/data/recipes/mb2604_gpt_oss_120b_64xH100.yaml";
+  const Scenario base = LoadScenario(oss);
+  ASSERT_EQ(base.parallel.ep, 8);
+  std::vector<Scenario> layouts;
+  Layouts(base, base.cluster.nodes, base.training.micro_batch, layouts);
+  std::set<int> eps;
+  for (const Scenario& c : layouts) {
+    if (Validate(c)) continue;
+    const ParallelSpec& p = c.parallel;
+    if (!eps.insert(p.ep).second) continue;
+    const std::string at = LayoutName(p, c.training.micro_batch, c.training.recompute);
+    EXPECT_EQ(at.find(" EP"), p.ep > 1 ? at.find(" ZeRO") - (" EP" + std::to_string(p.ep)).size() : std::string::npos)
+        << at;
+    const Scenario loaded =
+        LoadScenario(oss, LayoutOverrides(base.parallel, p, c.training.micro_batch, c.training.recompute));
+    EXPECT_EQ(loaded.parallel.ep, p.ep) << at;
+    EXPECT_EQ(loaded.parallel.dp, p.dp) << at;
+  }
+  // 64 GPUs: EP 1 to 64 validate (128 experts), not only the scenario's 8.
+  EXPECT_EQ(eps, (std::set<int>{1, 2, 4, 8, 16, 32, 64}));
 }
 
 TEST(Layouts, SwitchesAreDroppedOnlyWhereTheLayoutDoesNotTakeThem) {
