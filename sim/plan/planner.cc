@@ -212,7 +212,14 @@ Plan MakePlan(const PlanOptions& o) {
     }
     // A recommendation in a regime where published runs show Preflight
     // optimistic says so (model/known_gaps.h).
-    for (const KnownGap& g : KnownGapsOf(recommended)) plan.reasons.push_back("known gap: " + DescribeGap(g));
+    for (const KnownGap& g : KnownGapsOf(recommended)) {
+      const std::string lo = Days(r.wall_s * (1 + g.error_low)), hi = Days(r.wall_s * (1 + g.error_high));
+      plan.reasons.push_back("known gap: " + DescribeGap(g) +
+                             fmt::format("; at their range its {} and {:.0f} USD would be about {} and {:.0f} to "
+                                         "{:.0f} USD",
+                                         Days(r.wall_s), r.cost, lo == hi ? lo : lo + " to " + hi,
+                                         r.cost * (1 + g.error_low), r.cost * (1 + g.error_high)));
+    }
   }
   return plan;
 }

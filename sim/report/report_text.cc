@@ -368,7 +368,14 @@ std::string RenderText(const Result& r, const Alternative* alternative) {
   if (r.step) StepTable(o, r);
   // A figure in a regime where published runs show it optimistic says so.
   if (r.step)
-    for (const KnownGap& g : KnownGapsOf(r.scenario)) o += "\nKnown gap: " + DescribeGap(g) + ".\n";
+    for (const KnownGap& g : KnownGapsOf(r.scenario)) {
+      // What this job's step and wall clock would be at the runs' range.
+      const Seconds step = r.step->step_time, wall = r.step->wall_clock;
+      o += "\nKnown gap: " + DescribeGap(g) +
+           fmt::format("; at their range this step would take {} to {}, the job about {} to {}.\n",
+                       Duration(step * (1 + g.error_low)), Duration(step * (1 + g.error_high)),
+                       Duration(wall * (1 + g.error_low)), Duration(wall * (1 + g.error_high)));
+    }
   if (r.step && alternative) {
     std::string flags;
     for (const std::string& f : alternative->overrides) flags += " --set " + f;

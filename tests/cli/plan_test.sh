@@ -38,6 +38,7 @@ OSS="$ROOT/tests/data/recipes/mb2604_gpt_oss_120b_64xH100.yaml"
 check "a scenario with the distributed optimizer plans ($(head -c 200 err.txt))" test $rc -eq 0
 check "and recommends" grep -q "Recommendation:" oss.txt
 check "with its known gap" grep -q "known gap: 16 experts on each GPU under Megatron-Core" oss.txt
+check "and what the job would take at the published runs' range" grep -qE "at their range its .* and [0-9]+ USD would be about .* and [0-9]+ to [0-9]+ USD" oss.txt
 check "trying other expert parallelisms than the scenario's" grep -qE "EP(1|2|4|16|32|64) ZeRO" oss.txt
 # An EP group wider than a node (Qwen3-30B-A3B at EP16): the base layout has
 # none, so the plan runs (every node type was refused before).

@@ -15,6 +15,8 @@
 #include "sim/calibration/published_rows.h"
 #include "sim/job/simulate.h"
 #include "sim/model/known_gaps.h"
+#include "sim/report/format.h"
+#include "sim/report/report.h"
 #include "sim/scenario/scenario_loader.h"
 #include "tests/test_util.h"
 
@@ -64,6 +66,26 @@ TEST(KnownGaps, TheReportSaysSoOnlyInTheRegime) {
                                         "parallel.distributed_optimizer=false", "parallel.param_gather_overlap=false"}))
                   .empty());
   EXPECT_TRUE(KnownGapsOf(LoadScenario(testing_util::kRoot + "/scenarios/70b_8xA800.yaml")).empty());
+}
+
+// The text report turns the runs' range into this job's: its step and
+// wall clock times 1 + each end.
+TEST(KnownGaps, TheReportGivesTheJobsFiguresAtTheRunsRange) {
+  Scenario s = LoadScenario(testing_util::kRoot + "/tests/data/recipes/mb2604_gpt_oss_120b_64xH100.yaml");
+  s.intervals = false;
+  const Result r = Simulate(s);
+  ASSERT_TRUE(r.step);
+  const KnownGap g = KnownGapsOf(s).at(0);
+  const std::string text = RenderText(r, nullptr);
+  const std::string want =
+      "; at their range this step would take " + Duration(r.step->step_time * (1 + g.error_low)) + " to " +
+      Duration(r.step->step_time * (1 + g.error_high)) + ", the job about " +
+      Duration(r.step->wall_clock * (1 + g.error_low)) + " to " + Duration(r.step->wall_clock * (1 + g.error_high));
+  EXPECT_NE(text.find("Known gap: " + DescribeGap(g) + want), std::string::npos) << text;
+  // A dense job's report has none.
+  Scenario dense = LoadScenario(testing_util::kRoot + "/scenarios/70b_8xA800.yaml");
+  dense.intervals = false;
+  EXPECT_EQ(RenderText(Simulate(dense), nullptr).find("Known gap"), std::string::npos);
 }
 
 }  // namespace
