@@ -202,8 +202,11 @@ ModelSpec ParseHfConfig(const YamlView& c, const std::string& name) {
       (!c.Has("use_sliding_window") || c.Get("use_sliding_window").Bool()))
     m.window = IntField(c, "sliding_window", 1 << 24);
   if (m.window > 0 && c.Has("layer_types")) {
-    m.window_share = WindowShare(c, m.layers);
-    if (m.window_share == 0) m.window = 0, m.window_share = 1;  // every layer dense
+    const double share = WindowShare(c, m.layers);
+    if (share > 0)
+      m.window_share = share;
+    else
+      m.window = 0;  // every layer dense: no window to print
   }
   if (m.head_size == 0 && m.hidden % m.heads != 0)
     c.Get("num_attention_heads").Fail(std::to_string(m.heads) + " does not divide hidden_size (" + std::to_string(m.hidden) + ")");

@@ -191,6 +191,11 @@ TEST(HfConfig, BadConfigsAreRefused) {
                       "sliding_attention, full_attention)"),
             std::string::npos)
       << kind;
+  // Every layer dense: the window is dropped rather than printed unused.
+  std::ofstream(path) << oss << "  \"layer_types\": [\"full_attention\", \"full_attention\"]\n}\n";
+  const ModelSpec dense = WithModel(path).model;
+  EXPECT_EQ(dense.window, 0);
+  EXPECT_DOUBLE_EQ(dense.window_share, 1);
   std::ofstream(path) << "{\n  \"architectures\": [\"GPT2LMHeadModel\"]\n}\n";
   const std::string arch = Refusal({"model={hf_config: " + path + "}"});
   EXPECT_NE(arch.find(path + ":2:21: architectures[0]: \"GPT2LMHeadModel\" is not a supported architecture"),
