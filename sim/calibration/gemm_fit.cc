@@ -30,8 +30,9 @@ Eigen::VectorXd Residuals(const std::vector<GemmPoint>& points, const GemmShapeC
 
 }  // namespace
 
-std::vector<GemmPoint> LoadGemmPoints(const std::string& root) {
-  const std::string path = root + "/tests/data/gemm_shapes.csv";
+std::vector<GemmPoint> LoadGemmPoints(const std::string& root, Precision precision) {
+  const std::string path =
+      root + (precision == Precision::kFp8 ? "/tests/data/gemm_shapes_fp8.csv" : "/tests/data/gemm_shapes.csv");
   std::vector<GemmPoint> out;
   for (const CsvRow& r : ReadCsv(path)) {
     GemmPoint p;
@@ -42,21 +43,24 @@ std::vector<GemmPoint> LoadGemmPoints(const std::string& root) {
     p.n = CsvNumber(r, "n", path);
     p.k = CsvNumber(r, "k", path);
     p.tflops = CsvNumber(r, "tflops", path);
+    p.precision = precision;
     out.push_back(p);
   }
   return out;
 }
 
 double ModelGemmTflops(const GemmPoint& p, const GemmShapeConstants& c) {
-  // An isolated benchmark: bf16 operands and output, no training-step
-  // slowdown (kernel efficiency 1, the GPU's measured rates).
+  // An isolated benchmark: 16-bit (or FP8) operands and a 16-bit output,
+  // no training-step slowdown (kernel efficiency 1, the GPU's measured
+  // rates).
   GpuSpec g = GpuCatalog().at(p.gpu);
   g.training_rate.reset();
-  const Op op{"gemm", OpKind::kGemm, Flops(2 * p.m * p.n * p.k), Bytes(2 * (p.m * p.k + p.k * p.n + p.m * p.n)),
-              p.m, p.n, p.k};
+  const double operand = p.precision == Precision::kFp8 ? 1 : 2;
+  const Op op{"gemm", OpKind::kGemm, Flops(2 * p.m * p.n * p.k),
+              Bytes(operand * (p.m * p.k + p.k * p.n) + 2 * p.m * p.n), p.m, p.n, p.k};
   Calibration isolated;
   isolated.training_kernel_efficiency = 1;
-  return op.flops.value() / OpTime(op, g, Precision::kBf16, isolated, c).value() / 1e12;
+  return op.flops.value() / OpTime(op, g, p.precision, isolated, c).value() / 1e12;
 }
 
 GemmFitResult FitGemmShape(const std::vector<GemmPoint>& points) {
@@ -65,7 +69,7 @@ GemmFitResult FitGemmShape(const std::vector<GemmPoint>& points) {
   // Levenberg-Marquardt from a few starts (the min() makes the surface
   // piecewise smooth).
   for (const GemmShapeConstants start : {GemmShapeConstants{1.2, 0.5, 300}, GemmShapeConstants{1.05, 1.0, 100},
-                                         GemmShapeConstants{1.4, 0.2, 600}}) {
+                                         GemmShapeConstants{1.4, 0.2, 600}, GemmShapeConstants{1.02, 0.3, 900}}) {
     Eigen::Vector3d x = ToVec(start);
     Eigen::VectorXd r = Residuals(points, FromVec(x));
     double lambda = 1e-3;

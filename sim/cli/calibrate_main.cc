@@ -106,6 +106,26 @@ void PrintGemmFit(const std::string& root) {
         fmt::print("| {:<16} | {:<28} | {:>6} | {:>8.1f}% | {:>8.1f}% |\n", gpu, label, count,
                    100 * std::sqrt(sum / count), 100 * worst);
     }
+  // FP8: its own constants over DeepGEMM's table, each point.
+  const auto fp8 = pf::LoadGemmPoints(root, pf::Precision::kFp8);
+  const pf::GemmFitResult g = pf::FitGemmShape(fp8);
+  const pf::GemmShapeConstants ships = pf::Fp8GemmShapeConstants();
+  fmt::print("\nFP8 GEMM shape fit over {} published FP8 GEMM points (tests/data/gemm_shapes_fp8.csv)\n", fp8.size());
+  fmt::print("  headroom     {:>8.4f}  (written as {:.3f}; ships {:.3f})\n", g.fitted.headroom, g.shipped.headroom,
+             ships.headroom);
+  fmt::print("  tiles_half   {:>8.4f}  (written as {:.3f}; ships {:.3f})\n", g.fitted.tiles_half, g.shipped.tiles_half,
+             ships.tiles_half);
+  fmt::print("  k_half       {:>8.1f}  (written as {:.0f}; ships {:.0f})\n", g.fitted.k_half, g.shipped.k_half,
+             ships.k_half);
+  fmt::print("rms of log error {:.3f}\n\n", g.rms);
+  fmt::print("| {:<22} | {:>9} | {:>9} | {:>7} | {:>18} |\n", "M x N x K", "published", "model", "error",
+             "with bf16 constants");
+  fmt::print("|{:-<24}|{:-<11}|{:-<11}|{:-<9}|{:-<20}|\n", "", "", "", "", "");
+  for (size_t i = 0; i < fp8.size(); ++i)
+    fmt::print("| {:<22} | {:>9.0f} | {:>9.0f} | {:>+6.1f}% | {:>+17.1f}% |\n",
+               fmt::format("{:.0f} x {:.0f} x {:.0f}", fp8[i].m, fp8[i].n, fp8[i].k), fp8[i].tflops,
+               pf::ModelGemmTflops(fp8[i], g.fitted), 100 * (std::exp(g.log_errors[i]) - 1),
+               100 * (pf::ModelGemmTflops(fp8[i], pf::GemmShapeConstants()) / fp8[i].tflops - 1));
 }
 
 // The H100 rate fit (calibration/hopper_fit.h): the rate, then each row.

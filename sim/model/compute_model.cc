@@ -56,11 +56,18 @@ double GemmEfficiency(const GpuSpec& g, Precision p) {
   return g.gemm_efficiency_fp8.value_or(bf16 * Fp8VsBf16Gemm());
 }
 
+Precision KernelPrecision(const Op& op, Precision p) {
+  return op.kind == OpKind::kAttention && p == Precision::kFp8 ? Precision::kBf16 : p;
+}
+
+Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& cal) {
+  const bool fp8 = KernelPrecision(op, p) == Precision::kFp8;
+  return OpTime(op, g, p, cal, fp8 ? Fp8GemmShapeConstants() : GemmShapeConstants());
+}
+
 Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& cal,
                const GemmShapeConstants& shape) {
-  // FP8 recipes (Transformer Engine) run the linear layers in fp8 and keep
-  // attention in bf16.
-  const Precision kernel = op.kind == OpKind::kAttention && p == Precision::kFp8 ? Precision::kBf16 : p;
+  const Precision kernel = KernelPrecision(op, p);
   double eff = GemmEfficiency(g, kernel);
   if (op.kind == OpKind::kAttention) eff *= AttentionVsGemm(g, op.kernel);
   if (op.kind == OpKind::kGemm) eff *= GemmShapeFactor(g.sms, op.m, op.n, op.k, shape);

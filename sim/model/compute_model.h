@@ -27,10 +27,17 @@ double Fp8VsBf16Gemm();
 // A100 (0.70).
 double AttentionVsGemm(const GpuSpec& g, Attention kernel);
 
-// Time one kernel takes (GEMMs scaled by their shape's factor under
-// `shape`, gemm_shape.h).
+// Time one kernel takes (GEMMs scaled by their shape's factor under the
+// shape constants of the precision they run in, gemm_shape.h, or under
+// `shape`).
+Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& cal);
 Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& cal,
-               const GemmShapeConstants& shape = GemmShapeConstants());
+               const GemmShapeConstants& shape);
+
+// The precision a kernel runs in under the training precision `p`: FP8
+// recipes (Transformer Engine) run the linear layers in fp8 and keep
+// attention in bf16.
+Precision KernelPrecision(const Op& op, Precision p);
 
 // Adam step over `params` parameters held on one GPU (memory-bound), fused
 // or as torch's foreach ops (model/stack.h), reading gradients of

@@ -18,6 +18,8 @@ constexpr double kSplitKSlice = 8192;
 
 }  // namespace
 
+GemmShapeConstants Fp8GemmShapeConstants() { return {1.030, 0.321, 683}; }
+
 double GemmShapeFactor(int sms, double m, double n, double k, const GemmShapeConstants& c) {
   if (sms <= 0 || m <= 0 || n <= 0 || k <= 0) return 1;
   // cuBLAS's common CTA tile on A100/H100 is 128 x 128 (or 128 x 256).

@@ -7,16 +7,19 @@
 namespace pf {
 namespace {
 
-// Fine-grained mixtures of experts under Megatron-Core: three published
-// H100 runs with 8 or more experts a GPU ran slower than predicted by
-// +42.1% (GPT-OSS 120B, EP8, 16 experts a GPU; recipes.csv line 51),
-// +43.7% (Qwen3-30B-A3B, EP8 in each node, 16; line 52) and +59.2%
-// (Qwen3-30B-A3B, EP16 over two nodes, 8; line 50), while the MoE runs
-// with 1-4 experts a GPU (Mixtral, Grok-1, Qwen3-235B) are held within
-// 15% (tests/data/recipes.md, "GPT-OSS 120B on H100"). What the layer
-// lacks is not identified.
+// Fine-grained mixtures of experts under Megatron-Core that also pipeline
+// or spread an EP group over nodes: three published H100 runs with 8 or
+// more experts a GPU ran slower than predicted: +29.0% (Qwen3-30B-A3B, EP8
+// in each node over a 2-stage pipeline; recipes.csv line 52), +42.8% (the
+// same, EP16 over two nodes; line 50) and +45.6% (GPT-OSS 120B, EP8 over a
+// 4-stage pipeline; line 51) (tests/data/recipes.md, "GPT-OSS 120B on H100"
+// and "Qwen3-30B-A3B in Megatron-LM's recipes"). The same model on the
+// same GPUs, in-node EP8 without a pipeline (Megatron-LM's recipes, lines
+// 53-54), is held within 15% in BF16 and FP8, as are the MoE runs with 1-4
+// experts a GPU (Mixtral, Grok-1, Qwen3-235B); what the pipelined or
+// cross-node fine-grained layer lacks is not identified.
 constexpr int kFineGrainedExpertsPerGpu = 8;
-constexpr double kFineGrainedLow = 0.421, kFineGrainedHigh = 0.592;
+constexpr double kFineGrainedLow = 0.290, kFineGrainedHigh = 0.456;
 
 bool MegatronCore(Stack s) { return s == Stack::kMegatron || s == Stack::kNemo; }
 
@@ -26,11 +29,16 @@ std::vector<KnownGap> KnownGapsOf(const Scenario& s) {
   std::vector<KnownGap> gaps;
   const MoeSpec& x = s.model.moe;
   if (x.enabled() && MegatronCore(s.training.stack)) {
-    const int local = x.experts / std::max(1, s.parallel.ep);
-    if (local >= kFineGrainedExpertsPerGpu)
-      gaps.push_back({fmt::format("{} experts on each GPU under Megatron-Core", local),
-                      "runs with 8 or more experts a GPU (Qwen3-30B-A3B twice and GPT-OSS 120B; 16-64 H100, "
-                      "Megatron-Bridge)",
+    const ParallelSpec& p = s.parallel;
+    const int local = x.experts / std::max(1, p.ep);
+    // An expert-parallel group is ep x expert_tp consecutive ranks.
+    const int ep_nodes = (p.ep * p.etp() + s.cluster.node.gpus_per_node - 1) / s.cluster.node.gpus_per_node;
+    if (local >= kFineGrainedExpertsPerGpu && (p.pp > 1 || ep_nodes > 1))
+      gaps.push_back({fmt::format("{} experts on each GPU under Megatron-Core, {}", local,
+                                  p.pp > 1 ? fmt::format("pipelined over {} stages", p.pp)
+                                           : fmt::format("each EP group over {} nodes", ep_nodes)),
+                      "runs with 8 or more experts a GPU that pipeline or spread EP over nodes (Qwen3-30B-A3B twice "
+                      "and GPT-OSS 120B; 16-64 H100, Megatron-Bridge; in-node EP without a pipeline is held)",
                       kFineGrainedLow, kFineGrainedHigh, "tests/data/recipes.md"});
   }
   return gaps;

@@ -303,21 +303,36 @@ namespace {
 
 // What the recipe adds to a block: FP8 casts (LoRA adapters and NF4
 // dequantisation are stack kernels, stack_kernels.h).
-void RecipeOps(const ModelSpec& m, const TrainingSpec& t, int tp, bool bwd, std::vector<Op>& ops) {
+void RecipeOps(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p, bool bwd, std::vector<Op>& ops) {
+  if (t.precision != Precision::kFp8) return;
+  // FP8 GEMMs take FP8 operands: Transformer Engine casts each GEMM's
+  // activation input (forward) and incoming gradient (backward) from bf16.
+  // Hopper's FP8 tensor cores take only the TN layout, so the weight
+  // gradient needs both operands transposed: TE's fused cast-transpose
+  // writes the row-wise and the column-wise copy in one pass, reading 2 B
+  // and writing 1 B twice per element (transformer_engine/common/transpose/
+  // cast_transpose.cu; Micikevicius et al. 2022, "FP8 Formats for Deep
+  // Learning"). Weights are cast once per step, ignored.
+  constexpr double kCastTransposeBytes = 4;
+  const int tp = p.tp;
   const double h = m.hidden;
   const double tokens = t.tokens_per_micro_batch();
-  if (t.precision == Precision::kFp8) {
-    // FP8 GEMMs take FP8 operands: Transformer Engine casts each GEMM's
-    // activation input (forward) and incoming gradient (backward) from bf16,
-    // reading 2 B and writing 1 B per element (Micikevicius et al. 2022, "FP8
-    // Formats for Deep Learning"; weights are cast once per step, ignored).
-    const double f = MlpWidth(m, t);  // a mixture of experts: the routed tokens' widths
-    const double up = m.ffn_kind == FfnKind::kSwiglu ? 2 * f : f;
-    const double q = m.q_dim() / tp;
-    const double inputs = tokens * (h + q + h + f / tp);                  // qkv, proj, up, down
-    const double grads = tokens * ((q + 2 * KvDimPerRank(m, tp)) + h + up / tp + h);
-    ops.push_back(Memory("fp8_cast", 3.0 * (bwd ? grads : inputs)));
+  const double q = m.q_dim() / tp;
+  const double attn_in = tokens * (h + q), attn_grads = tokens * ((q + 2 * KvDimPerRank(m, tp)) + h);
+  const double gate = m.ffn_kind == FfnKind::kSwiglu ? 2 : 1;
+  double mlp_in = tokens * (h + m.ffn / tp), mlp_grads = tokens * (gate * m.ffn / tp + h);
+  if (m.moe.enabled()) {
+    // The experts cast the routed copies of the tokens (MlpGemms): top_k x
+    // load copies of the TP group's tokens (a rank's share of them with
+    // expert_tp 1), each of hidden in and expert_ffn / expert_tp wide; the
+    // shared experts cast the tokens once, split by tp.
+    const MoeSpec& x = m.moe;
+    const double routed = tokens * (p.expert_tp == 1 ? 1.0 / tp : 1.0) * x.top_k * t.expert_load();
+    const double w = double(x.expert_ffn) / p.expert_tp, shared = double(x.shared_experts) * x.shared_ffn / tp;
+    mlp_in = routed * (h + w) + (x.shared_experts > 0 ? tokens * (h + shared) : 0);
+    mlp_grads = routed * (gate * w + h) + (x.shared_experts > 0 ? tokens * (gate * shared + h) : 0);
   }
+  ops.push_back(Memory("fp8_cast", kCastTransposeBytes * (bwd ? attn_grads + mlp_grads : attn_in + mlp_in)));
 }
 
 }  // namespace
@@ -387,7 +402,7 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards 
   ActivationOps(m, shape, st, pass, ops);
   PermuteOps(m, t, shards, pass, st.kernels == Kernels::kEager, ops);
   ops.push_back(Memory("residual2", mem_factor * bsh * (3 * e + 1)));
-  RecipeOps(m, t, tp, bwd, ops);
+  RecipeOps(m, t, shards, bwd, ops);
   AdapterOps(m, t, shape, st, pass, ops);
   return ops;
 }

@@ -210,8 +210,8 @@ TEST(Workload, ContextParallelExchangesKvInItsGroup) {
 
 // The K/V exchange is its own part of the step: at 128K tokens the
 // attention hides it; at 8K across two nodes (TP4 CP4) on 400 Gb/s NICs it
-// mostly hides (2.7% of the step, one exchange per CP group); on 100 Gb/s
-// NICs it cannot and shows as exposed CP comm (40%).
+// hides too (one exchange per CP group, under the FP8 layer's compute); on
+// 100 Gb/s NICs it cannot and shows as exposed CP comm (over 30%).
 TEST(Workload, ContextParallelExchangeShowsAsCpComm) {
   const std::string file = kRoot + "/tests/data/recipes/nemo_cp_llama2_7b_128k.yaml";
   auto share = [&](std::vector<std::string> flags) {
@@ -221,9 +221,7 @@ TEST(Workload, ContextParallelExchangeShowsAsCpComm) {
     return AccountTime(w, t, false).cp_comm.value() / t.makespan_s;
   };
   EXPECT_LT(share({"training.seq_len=131072"}), 0.01);
-  const double fast = share({"training.seq_len=8192"});
-  EXPECT_GT(fast, 0.01);
-  EXPECT_LT(fast, 0.1);
+  EXPECT_LT(share({"training.seq_len=8192"}), 0.05);
   EXPECT_GT(share({"training.seq_len=8192", "cluster.node.nics.bandwidth=100Gbps"}), 0.3);
 }
 
@@ -360,7 +358,8 @@ TEST(Workload, Fp8UsesTheMeasuredFp8GemmFraction) {
   const GpuSpec& g = s.cluster.node.gpu;
   EXPECT_NEAR(OpTime(gemm, g, Precision::kBf16, {}) / OpTime(gemm, g, Precision::kFp8, {}), 2 * 0.709 / 0.803, 1e-3);
   EXPECT_NEAR(OpTime(attention, g, Precision::kBf16, {}) / OpTime(attention, g, Precision::kFp8, {}), 1.0, 1e-9);
-  // FP8 layers pay for casting their GEMM inputs: 3 B per input element.
+  // FP8 layers pay for casting their GEMM inputs, with the transposed copy
+  // Hopper's weight gradient needs: 4 B per input element.
   auto cast_bytes = [&](const Scenario& sc) {
     for (const Op& op : LayerOps(sc.model, sc.training, 1, Pass::kForward, false))
       if (op.name == "fp8_cast") return op.bytes.value();
@@ -368,7 +367,7 @@ TEST(Workload, Fp8UsesTheMeasuredFp8GemmFraction) {
   };
   const double tokens = double(s.training.micro_batch) * s.training.seq_len;
   const double h = s.model.hidden, f = s.model.ffn;
-  EXPECT_DOUBLE_EQ(cast_bytes(s), 3 * tokens * (3 * h + f));
+  EXPECT_DOUBLE_EQ(cast_bytes(s), 4 * tokens * (3 * h + f));
   Scenario bf16 = s;
   bf16.training.precision = Precision::kBf16;
   EXPECT_EQ(cast_bytes(bf16), 0.0);
