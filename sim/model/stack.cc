@@ -26,6 +26,7 @@ const StackTraits& TraitsOf(Stack stack) {
     StackTraits t;
     t.fp32_grads = true;
     t.zero3_zero_copy = true;
+    t.glu_clamp_unfused = true;
     return t;
   }();
   static const StackTraits nemo = [] {
@@ -33,6 +34,7 @@ const StackTraits& TraitsOf(Stack stack) {
                   Loss::kVocabParallelFused, false};
     t.fp32_grads = true;
     t.zero3_zero_copy = true;
+    t.glu_clamp_unfused = true;
     return t;
   }();
   // Megatron-DeepSpeed and DeepSpeed's own engine: Megatron's kernels, but

@@ -60,6 +60,10 @@ struct StackTraits {
   // copying them into and out of communication buffers around every
   // collective (PyTorch FSDP, DeepSpeed). See NcclShareResident.
   bool zero3_zero_copy = false;
+  // Megatron-Core's GPT-OSS activation (megatron/core/fusions/
+  // fused_bias_geglu.py weighted_bias_quick_geglu_impl) clamps the two
+  // halves and concatenates them in eager ops before its fused kernel.
+  bool glu_clamp_unfused = false;
 };
 
 // DeepSpeed's PipelineEngine reduces the gradients of this job after the

@@ -84,14 +84,15 @@ void Header(std::string& o, const Scenario& s) {
   } else {
     const ParamCount pc = CountParams(m);
     const char* act = m.ffn_kind == FfnKind::kSwiglu ? "SwiGLU" : "GeLU";
+    const std::string clamp = m.glu_clamp > 0 ? fmt::format(" clamped at {:g}", m.glu_clamp) : "";
     const std::string mlp =
         m.moe.enabled()
-            ? fmt::format("{} experts of {} {} (top {}{}{})", m.moe.experts, act, m.moe.expert_ffn, m.moe.top_k,
+            ? fmt::format("{} experts of {} {}{} (top {}{}{})", m.moe.experts, act, m.moe.expert_ffn, clamp, m.moe.top_k,
                           m.moe.shared_experts > 0 ? fmt::format(", {} shared of {}", m.moe.shared_experts, m.moe.shared_ffn) : "",
                           m.moe.dense_layers == 1 ? fmt::format(", the first layer dense {} {}", act, m.ffn)
                           : m.moe.dense_layers > 1 ? fmt::format(", the first {} layers dense {} {}", m.moe.dense_layers, act, m.ffn)
                                                    : "")
-            : fmt::format("{} {}", act, m.ffn);
+            : fmt::format("{} {}{}", act, m.ffn, clamp);
     o += fmt::format("  model      {}: {} layers, hidden {}, {} heads ({}{}), {}, vocab {}; {} params{}\n",
                      m.name, m.layers, m.hidden, m.heads,
                      m.mla.enabled() ? fmt::format("MLA: latent {}{}, q/k {} + {}, v {}", m.mla.kv_lora,

@@ -192,6 +192,13 @@ ModelSpec ParseHfConfig(const YamlView& c, const std::string& name) {
       family == Family::kGptOss)
     m.moe = ParseHfMoe(c, family == Family::kQwen2Moe || family == Family::kQwen3Moe, m);
   if (family == Family::kDeepseek) ParseHfDeepseek(c, m);
+  // GPT-OSS clamps its gated MLP's halves (transformers GptOssConfig:
+  // swiglu_limit = 7.0 when the file does not say).
+  if (family == Family::kGptOss) {
+    m.glu_clamp = c.Has("swiglu_limit") ? c.Get("swiglu_limit").Number() : 7.0;
+    if (!(m.glu_clamp > 0 && m.glu_clamp < 1e6))
+      c.Get("swiglu_limit").Fail(c.Get("swiglu_limit").Str() + " is not a clamp limit (accepted: above 0, below 1e6)");
+  }
   if (family != Family::kChatGlm && c.Has("head_dim") && c.Get("head_dim").IsScalar()) {
     const int d = IntField(c, "head_dim", 1 << 12);
     if (d * m.heads != m.hidden) m.head_size = d;

@@ -100,7 +100,7 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
   if (v.Has("kind") && v.Get("kind").Choice({"transformer", "vision"}) == "vision")
     return ParseVisionModel(v, default_name);
   v.ExpectKeys({"name", "kind", "source", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind",
-                "vocab", "tied_embeddings", "position", "max_seq", "norm", "bias", "moe", "head_dim", "window", "window_share", "mla"});
+                "vocab", "tied_embeddings", "position", "max_seq", "norm", "bias", "moe", "head_dim", "window", "window_share", "glu_clamp", "mla"});
   ModelSpec m;
   m.name = NameOr(v, default_name);
   // Bounds far beyond published models (Llama 3 405B: 126 layers, hidden
@@ -133,6 +133,14 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
   m.max_seq = v.Get("max_seq").Int(1, 1 << 24);
   m.layernorm = v.Get("norm").Choice({"rmsnorm", "layernorm"}) == "layernorm";
   m.bias = v.Has("bias") && v.Get("bias").Bool();
+  if (v.Has("glu_clamp")) {
+    const YamlView clamp = v.Get("glu_clamp");
+    if (m.ffn_kind != FfnKind::kSwiglu)
+      clamp.Fail("clamps a gated MLP's halves; ffn_kind is not swiglu (accepted: with ffn_kind: swiglu)");
+    m.glu_clamp = clamp.Number();
+    if (!(m.glu_clamp > 0 && m.glu_clamp < 1e6))
+      clamp.Fail(clamp.Str() + " is not a clamp limit (accepted: above 0, below 1e6; GPT-OSS: 7)");
+  }
   if (v.Has("moe")) m.moe = ParseMoe(v.Get("moe"), m);
   if (v.Has("mla")) m.mla = ParseMla(v.Get("mla"));
   return m;

@@ -104,6 +104,12 @@ struct ModelSpec {
   // layers (its config.json's layer_types: 18 "sliding_attention" of 36).
   // Layers are costed alike, so a share costs each one the mean.
   double window_share = 1;
+  // GPT-OSS's gated MLP (its config.json's swiglu_limit, 7): the gate
+  // clamped at or below the limit, the linear half within +-it, then
+  // gate * sigmoid(1.702 gate) * (linear + 1); 0: a plain SwiGLU. Its
+  // FLOPs are a SwiGLU's; what it costs beyond them is the stacks' kernels
+  // (model/stack_kernels.h ActivationOps).
+  double glu_clamp = 0;
   // The keys a query of an s-token sequence can see, over the layers: s,
   // or the window on window_share of them.
   double keys_seen(double s) const {

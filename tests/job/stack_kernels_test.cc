@@ -68,6 +68,47 @@ TEST(StackKernels, EagerNormIsEightKernelsAndFusedOne) {
   EXPECT_NEAR(eager / n, 36.0, 0.01);
 }
 
+// GPT-OSS's clamped gated MLP (model glu_clamp): Megatron-Core clamps and
+// concatenates the halves outside its fused kernel (8 bytes an element of
+// one half forward, 6 backward, on top of the fused 3 and 6); Hugging
+// Face runs seven eager kernels where a SwiGLU runs two; a plain SwiGLU and
+// the other fused stacks pay nothing more.
+TEST(StackKernels, ClampedGluCostsItsUnfusedKernels) {
+  const std::string oss = testing_util::kRoot + "/tests/data/recipes/mb2604_gpt_oss_120b_64xH100.yaml";
+  auto activation = [](const Scenario& s, Pass pass, double* bytes) {
+    int kernels = 0;
+    *bytes = 0;
+    for (const Op& op : LayerOps(s.model, s.training, ShardsOf(s.parallel), pass, false))
+      if (op.name.find("swiglu") == 0 || op.name.find("glu_") == 0 || op.name.find("gate_") == 0 ||
+          op.name.find("up_") == 0 || op.name.find("sigmoid") == 0 || op.name.find("silu") == 0) {
+        ++kernels;
+        *bytes += op.bytes.value();
+      }
+    return kernels;
+  };
+  Scenario meg = LoadScenario(oss);
+  ASSERT_DOUBLE_EQ(meg.model.glu_clamp, 7.0);
+  Scenario plain = meg;
+  plain.model.glu_clamp = 0;
+  const BlockShape b = BlockShape::Of(meg.model, meg.training, meg.parallel.tp);
+  const double half = b.tokens * b.ffn * b.e;
+  double clamped_bytes = 0, plain_bytes = 0;
+  EXPECT_EQ(activation(meg, Pass::kForward, &clamped_bytes), 2);
+  EXPECT_EQ(activation(plain, Pass::kForward, &plain_bytes), 1);
+  EXPECT_NEAR((clamped_bytes - plain_bytes) / half, 8.0, 1e-9);
+  activation(meg, Pass::kBackward, &clamped_bytes);
+  activation(plain, Pass::kBackward, &plain_bytes);
+  EXPECT_NEAR((clamped_bytes - plain_bytes) / half, 6.0, 1e-9);
+  Scenario fsdp = meg;
+  fsdp.training.stack = Stack::kFsdp;
+  EXPECT_EQ(activation(fsdp, Pass::kForward, &clamped_bytes), 1);
+  Scenario hf = meg, hf_plain = plain;
+  hf.training.stack = hf_plain.training.stack = Stack::kHf;
+  EXPECT_EQ(activation(hf, Pass::kForward, &clamped_bytes), 7);
+  EXPECT_EQ(activation(hf_plain, Pass::kForward, &plain_bytes), 2);
+  EXPECT_NEAR(clamped_bytes / half, 5 * 2 + 2 * 3, 1e-9);
+}
+
 // PEFT's LoRA Linear: four kernels forward (A, B, scale, add) and six
 // backward per adapted layer; the fused adapters two and four.
 TEST(StackKernels, PeftAdaptersAreKernelsOfTheirOwn) {

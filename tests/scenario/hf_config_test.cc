@@ -132,7 +132,9 @@ TEST(HfConfig, MixtureOfExpertsFieldsMapToTheModel) {
   EXPECT_DOUBLE_EQ(oss.q_dim(), 64 * 64.0);
   EXPECT_EQ(oss.window, 128);
   EXPECT_DOUBLE_EQ(oss.window_share, 0.5);
+  EXPECT_DOUBLE_EQ(oss.glu_clamp, 7.0);  // swiglu_limit
   EXPECT_EQ(WithModel("gpt-oss-20b").model.moe.experts, 32);
+  EXPECT_DOUBLE_EQ(WithModel("qwen3-30b-a3b").model.glu_clamp, 0);
 }
 
 TEST(HfConfig, FieldsMapToTheModel) {
