@@ -399,7 +399,10 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards 
   AttentionOps(m, t, tp, shards.context, bwd, ops);
   ops.push_back(Memory("residual1", mem_factor * bsh * (3 * e + 1)));
   NormOps(m, norm_shape, st, pass, "norm2", ops);
-  ActivationOps(m, shape, st, pass, ops);
+  // Hugging Face's sparse MoE blocks (Mixtral, Qwen2/3-MoE, GPT-OSS) loop
+  // over the local experts in Python, each running its own activation.
+  const int loops = m.moe.enabled() ? m.moe.experts / std::max(1, shards.ep) + (m.moe.shared_experts > 0 ? 1 : 0) : 1;
+  ActivationOps(m, shape, st, pass, ops, loops);
   PermuteOps(m, t, shards, pass, st.kernels == Kernels::kEager, ops);
   ops.push_back(Memory("residual2", mem_factor * bsh * (3 * e + 1)));
   RecipeOps(m, t, shards, bwd, ops);

@@ -1,5 +1,7 @@
 #include "sim/model/stack_kernels.h"
 
+#include <algorithm>
+
 #include "sim/model/moe.h"
 
 #include "sim/spec/names.h"
@@ -78,12 +80,13 @@ void RopeOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pas
 }
 
 void ActivationOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pass pass,
-                   std::vector<Op>& ops) {
-  const double act = b.tokens * b.ffn, e = b.e;
+                   std::vector<Op>& ops, int loops) {
+  const double e = b.e;
   const double factor = pass == Pass::kBackward ? 2.0 : 1.0;
   const bool swiglu = m.ffn_kind == FfnKind::kSwiglu;
   const bool clamped = swiglu && m.glu_clamp > 0;
   if (st.kernels == Kernels::kFused || !swiglu) {  // nn.GELU is one native kernel
+    const double act = b.tokens * b.ffn;
     ops.push_back(Kernel(swiglu ? "swiglu" : "gelu", factor * (swiglu ? 3 : 2) * act * e));
     // GPT-OSS's clamped halves on Megatron-Core (stack.h glu_clamp_unfused):
     // forward two clamps, each reading and writing a half, and a cat reading
@@ -94,19 +97,23 @@ void ActivationOps(const ModelSpec& m, const BlockShape& b, const StackTraits& s
       ops.push_back(Kernel("glu_clamp", (pass == Pass::kBackward ? 6 : 8) * act * e));
     return;
   }
-  if (clamped) {
-    // transformers' GptOssExperts (modeling_gpt_oss.py): gate and up sliced
-    // from the projection, gate.clamp(max=limit), up.clamp(-limit, limit),
-    // glu = gate * torch.sigmoid(gate * alpha), (up + 1) * glu: seven
-    // kernels where a SwiGLU runs two.
-    for (const char* op : {"gate_clamp", "up_clamp", "gate_alpha", "sigmoid", "up_plus_one"})
-      EagerKernel(ops, pass, op, act * 2 * e);
-    EagerKernel(ops, pass, "gate_mul_sigmoid", act * 3 * e);
-    EagerKernel(ops, pass, "glu_mul_up", act * 3 * e);
-    return;
+  const int n = std::max(1, loops);
+  const double act = b.tokens * b.ffn / n;
+  for (int loop = 0; loop < n; ++loop) {
+    if (clamped) {
+      // transformers' GptOssExperts (modeling_gpt_oss.py): gate and up
+      // sliced from the projection, gate.clamp(max=limit),
+      // up.clamp(-limit, limit), glu = gate * torch.sigmoid(gate * alpha),
+      // (up + 1) * glu: seven kernels where a SwiGLU runs two.
+      for (const char* op : {"gate_clamp", "up_clamp", "gate_alpha", "sigmoid", "up_plus_one"})
+        EagerKernel(ops, pass, op, act * 2 * e);
+      EagerKernel(ops, pass, "gate_mul_sigmoid", act * 3 * e);
+      EagerKernel(ops, pass, "glu_mul_up", act * 3 * e);
+    } else {
+      EagerKernel(ops, pass, "silu", act * 2 * e);
+      EagerKernel(ops, pass, "gate_mul_up", act * 3 * e);
+    }
   }
-  EagerKernel(ops, pass, "silu", act * 2 * e);
-  EagerKernel(ops, pass, "gate_mul_up", act * 3 * e);
 }
 
 void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, const StackTraits& st,

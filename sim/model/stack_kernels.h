@@ -32,8 +32,11 @@ void NormOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pas
 // k) after recomputing cos and sin in every layer. Nothing without RoPE.
 void RopeOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pass pass, std::vector<Op>& ops);
 // The MLP activation: fused SwiGLU / GeLU, or HF's act_fn(gate) * up.
+// `loops`: how many times eager code runs it a layer, each on its share of
+// the bytes (Hugging Face's sparse MoE blocks call each expert's MLP in a
+// Python loop: one per local expert, and one for the shared experts).
 void ActivationOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pass pass,
-                   std::vector<Op>& ops);
+                   std::vector<Op>& ops, int loops = 1);
 // LoRA adapters on every linear layer (Hu et al. 2021; all linear layers as
 // QLoRA, Dettmers et al. 2023), and for QLoRA each base weight's NF4
 // dequantisation before its matmul.

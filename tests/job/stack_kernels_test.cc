@@ -71,8 +71,9 @@ TEST(StackKernels, EagerNormIsEightKernelsAndFusedOne) {
 // GPT-OSS's clamped gated MLP (model glu_clamp): Megatron-Core clamps and
 // concatenates the halves outside its fused kernel (8 bytes an element of
 // one half forward, 6 backward, on top of the fused 3 and 6); Hugging
-// Face runs seven eager kernels where a SwiGLU runs two; a plain SwiGLU and
-// the other fused stacks pay nothing more.
+// Face runs seven eager kernels where a SwiGLU runs two, once for each
+// local expert of its Python loop (16 at EP8); a plain SwiGLU and the other
+// fused stacks pay nothing more.
 TEST(StackKernels, ClampedGluCostsItsUnfusedKernels) {
   const std::string oss = testing_util::kRoot + "/tests/data/recipes/mb2604_gpt_oss_120b_64xH100.yaml";
   auto activation = [](const Scenario& s, Pass pass, double* bytes) {
@@ -104,8 +105,8 @@ TEST(StackKernels, ClampedGluCostsItsUnfusedKernels) {
   EXPECT_EQ(activation(fsdp, Pass::kForward, &clamped_bytes), 1);
   Scenario hf = meg, hf_plain = plain;
   hf.training.stack = hf_plain.training.stack = Stack::kHf;
-  EXPECT_EQ(activation(hf, Pass::kForward, &clamped_bytes), 7);
-  EXPECT_EQ(activation(hf_plain, Pass::kForward, &plain_bytes), 2);
+  EXPECT_EQ(activation(hf, Pass::kForward, &clamped_bytes), 7 * 16);
+  EXPECT_EQ(activation(hf_plain, Pass::kForward, &plain_bytes), 2 * 16);
   EXPECT_NEAR(clamped_bytes / half, 5 * 2 + 2 * 3, 1e-9);
 }
 
