@@ -18,6 +18,9 @@ constexpr double kSplitKSlice = 8192;
 
 }  // namespace
 
+// Fitted over the 16 points of tests/data/gemm_shapes_fp8.csv (DeepGEMM's
+// README tables, H800, blockwise FP8): build/calibrate --gemm, rms 6.4%;
+// tests/calibration/gemm_fit_test.cc holds the shipped values to the fit.
 GemmShapeConstants Fp8GemmShapeConstants() { return {1.030, 0.321, 683}; }
 
 double GemmShapeFactor(int sms, double m, double n, double k, const GemmShapeConstants& c) {

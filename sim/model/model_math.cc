@@ -322,12 +322,11 @@ void RecipeOps(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p, 
   const double gate = m.ffn_kind == FfnKind::kSwiglu ? 2 : 1;
   double mlp_in = tokens * (h + m.ffn / tp), mlp_grads = tokens * (gate * m.ffn / tp + h);
   if (m.moe.enabled()) {
-    // The experts cast the routed copies of the tokens (MlpGemms): top_k x
-    // load copies of the TP group's tokens (a rank's share of them with
-    // expert_tp 1), each of hidden in and expert_ffn / expert_tp wide; the
+    // The experts cast their routed copies of the tokens (moe.h
+    // RoutedCopies), each of hidden in and expert_ffn / expert_tp wide; the
     // shared experts cast the tokens once, split by tp.
     const MoeSpec& x = m.moe;
-    const double routed = tokens * (p.expert_tp == 1 ? 1.0 / tp : 1.0) * x.top_k * t.expert_load();
+    const double routed = RoutedCopies(m, t, p, tokens);
     const double w = double(x.expert_ffn) / p.expert_tp, shared = double(x.shared_experts) * x.shared_ffn / tp;
     mlp_in = routed * (h + w) + (x.shared_experts > 0 ? tokens * (h + shared) : 0);
     mlp_grads = routed * (gate * w + h) + (x.shared_experts > 0 ? tokens * (gate * shared + h) : 0);

@@ -61,6 +61,11 @@ void Mlp(const ModelSpec& m, const std::string& name, double tokens, double f, i
 
 }  // namespace
 
+double RoutedCopies(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p, double tokens) {
+  if (!m.moe.enabled()) return 0;
+  return tokens * (p.expert_tp == 1 ? 1.0 / p.tp : 1.0) * m.moe.top_k * t.expert_load();
+}
+
 std::vector<Op> MlpGemms(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p, double tokens, double e,
                          bool separate) {
   std::vector<Op> ops;
@@ -76,8 +81,7 @@ std::vector<Op> MlpGemms(const ModelSpec& m, const TrainingSpec& t, const LayerS
   // share (with expert_tp = tp every TP rank sees its group's tokens and a
   // 1/tp slice of each expert; with 1, a GPU its own tokens' share, whole).
   const int local = x.experts / p.ep;
-  const double group_tokens = tokens * (p.expert_tp == 1 ? 1.0 / p.tp : 1.0);
-  const double per_expert = group_tokens * x.top_k * t.expert_load() * p.ep / x.experts;
+  const double per_expert = RoutedCopies(m, t, p, tokens) / local;
   for (int i = 0; i < local; ++i) Mlp(m, "expert", per_expert, x.expert_ffn, p.expert_tp, e, false, ops);
   if (x.shared_experts > 0) Mlp(m, "shared_expert", tokens, double(x.shared_experts) * x.shared_ffn, p.tp, e, false, ops);
   return ops;

@@ -33,6 +33,13 @@ double ActiveMlpParams(const ModelSpec& m);
 // scale with it.
 double MlpWidth(const ModelSpec& m, const TrainingSpec& t);
 
+// The routed copies of `tokens` (micro_batch x seq_len of the TP group)
+// that one GPU's experts compute: top_k x the expert load of its group's
+// tokens (with expert_tp 1 a rank routes its own 1/tp of them, sequence
+// parallel), spread over its experts / ep local experts. 0 for a dense
+// model.
+double RoutedCopies(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p, double tokens);
+
 // One block's MLP GEMMs forward on one GPU for `tokens` tokens of its TP
 // group (micro_batch x seq_len): a dense MLP split by tp (Megatron column
 // then row), or the router, each of the GPU's experts / ep local experts

@@ -193,6 +193,12 @@ TEST(HfConfig, BadConfigsAreRefused) {
                       "sliding_attention, full_attention)"),
             std::string::npos)
       << kind;
+  // GPT-OSS's clamp limit must be one.
+  std::ofstream(path) << oss << "  \"swiglu_limit\": -1\n}\n";
+  const std::string limit = Refusal({"model={hf_config: " + path + "}", "training.method=full"});
+  EXPECT_NE(limit.find(path + ":14:19: swiglu_limit: -1 is not a clamp limit (accepted: above 0, below 1e6)"),
+            std::string::npos)
+      << limit;
   // Every layer dense: the window is dropped rather than printed unused.
   std::ofstream(path) << oss << "  \"layer_types\": [\"full_attention\", \"full_attention\"]\n}\n";
   const ModelSpec dense = WithModel(path).model;
