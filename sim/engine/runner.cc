@@ -289,9 +289,11 @@ class Runner {
       After(i, plan.latency * count, std::move(flows));
     }
     // Beside the compute: DP collectives, TP ones under TP overlap (beside
-    // the GEMMs), and ring attention's K/V exchange (beside the attention).
+    // the GEMMs), ring attention's K/V exchange (beside the attention) and
+    // the token all-to-alls under EP overlap (beside another micro-batch).
     const bool shares_gpu = t.category() == preflight::DP_COMM || t.category() == preflight::CP_COMM ||
-                            (t.category() == preflight::TP_COMM && s_.parallel.tp_overlap);
+                            (t.category() == preflight::TP_COMM && s_.parallel.tp_overlap) ||
+                            (t.category() == preflight::EP_COMM && s_.parallel.ep_overlap);
     if (shares_gpu && pending_[i] > 0) Shadow(i, group);
   }
 

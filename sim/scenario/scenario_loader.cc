@@ -137,7 +137,8 @@ ClusterSpec ParseCluster(const YamlView& v) {
 
 ParallelSpec ParseParallel(const YamlView& par) {
   par.ExpectKeys({"tp", "pp", "vp", "dp", "zero", "dp_overlap", "offload", "offload_params", "stage_layers", "sp",
-                  "distributed_optimizer", "param_gather_overlap", "hsdp", "tp_overlap", "cp", "ep", "expert_tp", "ep_dispatcher"});
+                  "distributed_optimizer", "param_gather_overlap", "hsdp", "tp_overlap", "cp", "ep", "expert_tp", "ep_dispatcher",
+                  "ep_overlap"});
   ParallelSpec p;
   p.tp = par.Has("tp") ? par.Get("tp").Int(1, 1 << 16) : 1;
   p.pp = par.Has("pp") ? par.Get("pp").Int(1, 1 << 16) : 1;
@@ -146,6 +147,7 @@ ParallelSpec ParseParallel(const YamlView& par) {
   p.ep = par.Has("ep") ? par.Get("ep").Int(1, 1 << 16) : 1;
   if (par.Has("expert_tp")) p.expert_tp = par.Get("expert_tp").Int(1, 1 << 16);
   if (par.Has("ep_dispatcher")) p.dispatcher = par.Get("ep_dispatcher").Enum<Dispatcher>();
+  if (par.Has("ep_overlap")) p.ep_overlap = par.Get("ep_overlap").Bool();
   if (par.Has("stage_layers"))
     for (const YamlView& n : par.Get("stage_layers").Items(1 << 14))
       p.stage_layers.push_back(static_cast<int>(n.Int(0, 1 << 14)));

@@ -241,6 +241,13 @@ struct ParallelSpec {
   int expert_tp = 0;
   int etp() const { return expert_tp > 0 ? expert_tp : tp; }
   Dispatcher dispatcher = Dispatcher::kAllToAll;
+  // Megatron-Core's EP communication overlap (--overlap-moe-expert-parallel-
+  // comm; Megatron-Bridge comm_overlap.overlap_moe_expert_parallel_comm, its
+  // recipes' moe_a2a_overlap): the combined 1F1B schedule runs the forward
+  // of one micro-batch with the backward of another, layer by layer, each
+  // one's token all-to-alls beside the other's compute, whose GPU the
+  // dispatcher's kernels share as DP collectives do.
+  bool ep_overlap = false;
   // DP ranks (workers) one EP group spans: ep x etp / tp.
   int ep_workers() const { return ep * etp() / tp; }
   // Replicas of each expert among a stage's GPUs, which reduce its

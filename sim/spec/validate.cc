@@ -280,8 +280,10 @@ Check Experts(const Scenario& s, int dp) {
     if (p.ep > 1)
       return SpecError{"parallel.ep", Str(p.ep) + " splits a mixture of experts' experts over GPUs; " + s.model.name +
                                           " has none (accepted: 1, or a model with moe: {experts, top_k})"};
-    if (p.expert_tp > 0 || p.dispatcher != Dispatcher::kAllToAll)
-      return SpecError{p.expert_tp > 0 ? "parallel.expert_tp" : "parallel.ep_dispatcher",
+    if (p.expert_tp > 0 || p.dispatcher != Dispatcher::kAllToAll || p.ep_overlap)
+      return SpecError{p.expert_tp > 0                          ? "parallel.expert_tp"
+                       : p.dispatcher != Dispatcher::kAllToAll ? "parallel.ep_dispatcher"
+                                                               : "parallel.ep_overlap",
                        "given, but " + s.model.name + " has no experts (drop it)"};
     if (t.capacity_factor > 0 || t.expert_imbalance != 1)
       return SpecError{t.capacity_factor > 0 ? "training.capacity_factor" : "training.expert_imbalance",
@@ -326,6 +328,22 @@ Check Experts(const Scenario& s, int dp) {
     return SpecError{"parallel.zero", "3 with expert parallelism (ep = " + Str(p.ep) +
                                           ") is not modelled (expert weights sharded over their own groups); accepted: "
                                           "zero 0 to 2, or ep 1"};
+  if (p.ep_overlap) {
+    // Megatron-Core's rules (transformer_config.py, arguments.py).
+    if (p.ep <= 1)
+      return SpecError{"parallel.ep_overlap", "true overlaps expert parallelism's all-to-alls, but ep is 1; "
+                                              "accepted: ep above 1, or ep_overlap false"};
+    if (t.stack != Stack::kMegatron && t.stack != Stack::kNemo)
+      return SpecError{"parallel.ep_overlap", std::string("true is Megatron-Core's combined 1F1B schedule; stack \"") +
+                                                  ToString(t.stack) + "\" has none (accepted: stack megatron or nemo)"};
+    if (p.pp > 1 && p.vp <= 1)
+      return SpecError{"parallel.ep_overlap", "true with a pipeline (pp = " + Str(p.pp) +
+                                                  ") needs the interleaved schedule (Megatron-Core); set parallel.vp "
+                                                  "above 1, or pp 1"};
+    if (t.recompute == Recompute::kFull)
+      return SpecError{"parallel.ep_overlap", "true cannot be combined with training.recompute: full (Megatron-Core "
+                                              "refuses it); accepted: recompute none or selective"};
+  }
   if (t.method != Method::kFull && p.ep > 1)
     return SpecError{"training.method", std::string("\"") + ToString(t.method) + "\" with expert parallelism (ep = " +
                                             Str(p.ep) + ") is not modelled; accepted: full, or ep 1"};

@@ -75,7 +75,13 @@ SimulationSize EstimateSimulationSize(const Scenario& job) {
   // reduce-scatter and all-gather, and with the GEMMs' overlap a join
   // (stage_emitter.cc).
   const double tp_tasks = p.tp <= 1 ? 0 : (p.sp ? 2 : 1) + (p.tp_overlap ? 1 : 0);
-  const double per_worker = segments * (1 + tp_tasks) + optimizer;
+  // EP overlap joins each forward with the backward beside it (about one
+  // per micro-batch and chunk: stage_emitter.cc EmitTogether), and cuts
+  // each pass into a piece per MoE layer, each with its exchange.
+  const double moe_layers = s.model.moe.enabled() ? std::max(0.0, L - s.model.moe.dense_layers) : 0;
+  const double pieces = p.ep_overlap ? std::max(1.0, std::ceil(moe_layers / (p.pp * V))) : 1;
+  const double ep_joins = p.ep_overlap ? M * V : 0;
+  const double per_worker = segments * (1 + tp_tasks) + optimizer + ep_joins + 2 * M * V * (pieces - 1);
   // ZeRO-3: three per layer and micro-batch in each shard group (HSDP:
   // dp / hsdp of them), and HSDP's all-reduce across the groups per layer
   // and shard rank (data_parallel.cc EmitZero3).
@@ -95,7 +101,8 @@ SimulationSize EstimateSimulationSize(const Scenario& job) {
   if (s.model.moe.enabled() && p.ep > 1) {
     const double groups = double(p.dp) / p.ep_workers(), nodes = double(p.ep) / s.cluster.node.gpus_per_node;
     const bool deepep = p.dispatcher == Dispatcher::kDeepEp && nodes >= 2;
-    experts = p.pp * (groups * segments * (deepep ? 1 + nodes : 1) + (deepep ? p.dp * segments : 0) +
+    const double exchanges = segments * pieces;
+    experts = p.pp * (groups * exchanges * (deepep ? 1 + nodes : 1) + (deepep ? p.dp * exchanges : 0) +
                       p.ep_workers() * (reducing * V + 1));
   }
   out.tasks = p.pp * (p.dp * per_worker + dp_collectives) + sends + p.dp + loader + experts;

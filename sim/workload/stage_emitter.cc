@@ -31,7 +31,15 @@ class Worker {
 
   // Emits every op, then the optimizer; returns the optimizer task.
   int Run(int micro_batches) {
-    for (const PipeOp& op : PipelineOrder(stage_, p_.pp, micro_batches, p_.vp)) Emit(op);
+    const std::vector<PipeOp> order = PipelineOrder(stage_, p_.pp, micro_batches, p_.vp);
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (p_.ep_overlap && i + 1 < order.size() && Pairs(order[i], order[i + 1])) {
+        EmitTogether(order[i], order[i + 1]);
+        ++i;
+      } else {
+        Emit(order[i]);
+      }
+    }
     int o = dp_.Optimizer(gpu_, d_, last_);
     links_.stage_end[stage_][d_] = last_;
     links_.stage_opt[stage_][d_] = o;
@@ -39,6 +47,25 @@ class Worker {
   }
 
  private:
+  // Megatron-Core's combined 1F1B (parallel.ep_overlap): a forward and a
+  // backward next to each other in the schedule, of different micro-batches
+  // or chunks, run as one: neither waits for the other, so each one's
+  // all-to-alls run beside the other's compute.
+  static bool Pairs(const PipeOp& a, const PipeOp& b) {
+    return a.forward != b.forward && (a.micro_batch != b.micro_batch || a.chunk != b.chunk);
+  }
+  void EmitTogether(const PipeOp& a, const PipeOp& b) {
+    const int start = last_;
+    Emit(a);
+    const int a_end = last_;
+    last_ = start;
+    Emit(b);
+    const int join = g_.Compute(gpu_, "ep_overlap_join", Work{});
+    g_.Dep(join, a_end);
+    g_.Dep(join, last_);
+    last_ = join;
+  }
+
   // One forward or backward of a chunk for a micro-batch, cut into segments
   // (each followed by its share of the op's TP all-reduces).
   void Emit(const PipeOp& op) {
@@ -50,7 +77,14 @@ class Worker {
     const char* tag = op.forward ? "fwd" : "bwd";
     for (int j = 0; j < segs; ++j) {
       const int before = last_;
-      int task = g_.Compute(gpu_, tag, work * (1.0 / segs));
+      // Under EP overlap the all-to-alls run layer by layer beside the
+      // paired pass's compute, so the segment is cut into one piece per
+      // MoE layer, each followed by its dispatch and combine.
+      const int ep_count = op.forward ? c.ep_fwd : c.ep_bwd;
+      const int ep_here = ep_count / segs + (j < ep_count % segs ? 1 : 0);
+      const int pieces = p_.ep_overlap && ep_here > 2 ? (ep_here + 1) / 2 : 1;
+      const Work piece = work * (1.0 / (segs * pieces));
+      int task = g_.Compute(gpu_, tag, piece);
       g_.Dep(task, last_);
       if (j == 0) (op.forward ? links_.fwd_in : links_.bwd_in)[vs][d_][mb] = task;
       if (j == 0 && op.forward) links_.before_fwd[vs][d_][mb] = last_;
@@ -95,9 +129,15 @@ class Worker {
       }
       // A mixture of experts' token all-to-alls, which wait for the whole
       // EP group (blocking, as Megatron-Core's dispatcher by default).
-      const int ep_count = op.forward ? c.ep_fwd : c.ep_bwd;
-      const int ep_here = ep_count / segs + (j < ep_count % segs ? 1 : 0);
-      if (ep_here > 0) last_ = ep_.After(last_, d_, c, op.forward, k, mb, j, ep_here);
+      if (pieces == 1 && ep_here > 0) last_ = ep_.After(last_, d_, c, op.forward, k, mb, {j, 0}, ep_here);
+      for (int q = 0; pieces > 1 && q < pieces; ++q) {
+        if (q > 0) {
+          const int next = g_.Compute(gpu_, tag, piece);
+          g_.Dep(next, last_);
+          last_ = next;
+        }
+        last_ = ep_.After(last_, d_, c, op.forward, k, mb, {j, q}, std::min(2, ep_here - 2 * q));
+      }
       dp_.AfterSegment(last_, d_, op.forward, k, mb, j);
     }
     (op.forward ? links_.fwd_out : links_.bwd_out)[vs][d_][mb] = last_;
