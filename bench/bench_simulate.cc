@@ -122,6 +122,14 @@ BENCHMARK_CAPTURE(BM_Simulate, qwen3_235b_256xH100_deepep, std::string("tests/da
 BENCHMARK_CAPTURE(BM_Simulate, qwen3_235b_256xH100_all_to_all, std::string("tests/data/recipes/mmz_qwen3_235b_256xH100.yaml"),
                   std::vector<std::string>{"parallel.ep_dispatcher=all_to_all"})
     ->Unit(benchmark::kMillisecond)->Iterations(1);
+// EP overlap cuts each pass into a piece per MoE layer: Qwen3-30B-A3B on
+// 16 H100 (EP16 over two nodes, 64 micro-batches), off and on
+// (tests/data/recipes/mb2607_qwen3_30b_a3b_bf16_ep16*.yaml).
+BENCHMARK_CAPTURE(BM_Simulate, qwen3_30b_16xH100_ep16, std::string("tests/data/recipes/mb2607_qwen3_30b_a3b_bf16_ep16_16xH100.yaml"))
+    ->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_Simulate, qwen3_30b_16xH100_ep16_overlap,
+                  std::string("tests/data/recipes/mb2607_qwen3_30b_a3b_bf16_ep16_overlap_16xH100.yaml"))
+    ->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK_CAPTURE(BM_Simulate, mpt7b_16xA100_zero2_25gbps, std::string("scenarios/foundry_mpt7b_8xA100.yaml"),
                   std::vector<std::string>{"cluster.nodes=2", "parallel.dp=16", "parallel.zero=2",
                                            "training.global_batch=192", "cluster.node.nics.bandwidth=25Gbps",
