@@ -12,7 +12,7 @@ bool KnownMechanismMiss(const PublishedRow& row) { return row.error_min > 0 || r
 std::vector<PublishedRow> HopperRows(const std::string& root) {
   std::vector<PublishedRow> out;
   for (const PublishedRow& row : LoadPublishedRows(root))
-    if (row.metric != "gpu_mem_gb" && !KnownMechanismMiss(row) &&
+    if (!IsMemoryMetric(row.metric) && !KnownMechanismMiss(row) &&
         LoadScenario(row.path).cluster.node.gpu.name == kHopperFitGpu)
       out.push_back(row);
   return out;

@@ -29,11 +29,21 @@ std::vector<PublishedRow> LoadPublishedRows(const std::string& root) {
   return rows;
 }
 
+bool IsMemoryMetric(const std::string& metric) { return metric == "gpu_mem_gb" || metric == "peak_allocated_gib"; }
+
 double RowFigure(const std::string& metric, const Scenario& s, const Result& r) {
   // With the allocator's cache where sizes vary (memory_model.h observed),
   // as nvidia-smi reads it: the PEFT docs' row; the other memory rows'
   // counters are not stated and their jobs' shapes repeat (no cache).
   if (metric == "gpu_mem_gb") return r.memory.observed.value() / 1e9;
+  // PyTorch's torch.cuda.max_memory_allocated, as Megatron logs it: the
+  // live tensors only, without the CUDA context, NCCL's and the
+  // dispatcher's own buffers or the allocator's cached blocks.
+  if (metric == "peak_allocated_gib") {
+    const MemoryBreakdown& m = r.memory;
+    return (m.weights + m.gradients + m.optimizer + m.activations + m.logits + m.zero_buffers).value() /
+           double(1ull << 30);
+  }
   if (!r.step) throw std::runtime_error(s.name + ": no simulated step for " + metric);
   if (metric == "step_time_s") return r.step->step_time.value();
   if (metric == "mfu") return r.step->mfu;

@@ -19,7 +19,7 @@ struct PublishedRow {
   std::string scenario;  // its name, e.g. "dgxc_llama3_70b_bf16_64xH100"
   std::string path;      // its scenario file
   // step_time_s, mfu, model_tflops_per_gpu, hardware_tflops_per_gpu,
-  // tokens_per_s_per_gpu or gpu_mem_gb.
+  // tokens_per_s_per_gpu, gpu_mem_gb or peak_allocated_gib.
   std::string metric;
   std::string note;    // why a known miss misses; empty for a held row
   std::string source;  // the file of tests/data/ holding the row
@@ -30,6 +30,9 @@ struct PublishedRow {
 // Every row under `root` (the source tree). Throws InputError on an
 // unreadable table.
 std::vector<PublishedRow> LoadPublishedRows(const std::string& root);
+
+// Whether `metric` is a memory figure (held within 10%, out of speed fits).
+bool IsMemoryMetric(const std::string& metric);
 
 // The row's figure from the simulation `r` of its scenario `s`. Throws
 // std::runtime_error when a speed metric has no simulated step.

@@ -61,7 +61,7 @@ TEST(HopperFit, KnownMissesAreLeftOut) {
   };
   int misses = 0;
   for (const PublishedRow& row : LoadPublishedRows(PREFLIGHT_SOURCE_DIR)) {
-    if (row.metric == "gpu_mem_gb" || LoadScenario(row.path).cluster.node.gpu.name != kHopperFitGpu) continue;
+    if (IsMemoryMetric(row.metric) || LoadScenario(row.path).cluster.node.gpu.name != kHopperFitGpu) continue;
     EXPECT_EQ(in_fit(row.scenario), !KnownMechanismMiss(row)) << row.scenario;
     misses += KnownMechanismMiss(row);
   }
