@@ -21,7 +21,9 @@ void RecipeChanges(const Scenario& s, std::vector<Candidate>& out) {
   if (t.recompute != Recompute::kFull) {
     Scenario c = s;
     c.training.recompute = Recompute::kFull;
-    out.push_back({"activation recompute: full", {"training.recompute=full"}, c});
+    std::vector<std::string> flags = DropSwitchesOfOtherLayouts(c.parallel, Recompute::kFull);
+    flags.insert(flags.begin(), "training.recompute=full");
+    out.push_back({"activation recompute: full", flags, c});
   }
   for (int z = p.zero + 1; z <= (p.pp > 1 ? 1 : 3); ++z) {
     Scenario c = s;

@@ -47,7 +47,7 @@ void Layouts(const Scenario& base, int nodes, int own_micro_batch, std::vector<S
               s.cluster.nodes = nodes;
               s.parallel.tp = tp, s.parallel.pp = pp, s.parallel.vp = 1, s.parallel.zero = zero, s.parallel.ep = ep;
               s.parallel.dp = gpus / (tp * pp * cp), s.parallel.dp_auto = false;
-              DropSwitchesOfOtherLayouts(s.parallel);
+              DropSwitchesOfOtherLayouts(s.parallel, rc);
               if (pp != base.parallel.pp) s.parallel.stage_layers.clear();  // the default split
               s.training.micro_batch = mb;
               s.training.recompute = rc;
@@ -71,8 +71,8 @@ std::vector<std::string> LayoutOverrides(const ParallelSpec& base, const Paralle
                                   std::string("training.recompute=") + ToString(recompute)};
   if (p.ep != base.ep) out.push_back(fmt::format("parallel.ep={}", p.ep));
   ParallelSpec switches = base;
-  switches.tp = p.tp, switches.zero = p.zero;
-  for (std::string& f : DropSwitchesOfOtherLayouts(switches)) out.push_back(std::move(f));
+  switches.tp = p.tp, switches.zero = p.zero, switches.pp = p.pp, switches.vp = 1, switches.ep = p.ep;
+  for (std::string& f : DropSwitchesOfOtherLayouts(switches, recompute)) out.push_back(std::move(f));
   return out;
 }
 

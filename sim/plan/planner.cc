@@ -94,6 +94,7 @@ Plan MakePlan(const PlanOptions& o) {
     // A mixture of experts' EP group may outgrow one node: the base has
     // none (the candidates set their own, Layouts).
     if (own.ep > 1) sets.push_back("parallel.ep=1");
+    if (own.ep_overlap) sets.push_back("parallel.ep_overlap=false");
     // Another node than the scenario's: priced by its cheapest on-demand offer.
     if (node != scenario.cluster.node.name && scenario.price.enabled)
       sets.push_back("price={offer: " + NodePrices().at(node).offer + "}");
@@ -108,6 +109,9 @@ Plan MakePlan(const PlanOptions& o) {
     std::vector<Scenario> candidates;
     for (int n = 1; n * base.cluster.node.gpus_per_node <= o.max_gpus; n *= 2)
       Layouts(base, n, scenario.training.micro_batch, candidates);
+    // The scenario's EP overlap, on every layout that takes it.
+    for (Scenario& s : candidates)
+      if (own.ep_overlap) s.parallel.ep_overlap = true, DropSwitchesOfOtherLayouts(s.parallel, s.training.recompute);
     for (Scenario& s : candidates) {
       ++plan.screened;
       if (Validate(s)) continue;

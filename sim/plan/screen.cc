@@ -69,8 +69,15 @@ ScreenEstimate ScreenStep(const Scenario& s) {
     for (int chunk = 0; chunk < p.vp; ++chunk) {
       const int vstage = chunk * p.pp + stage;
       const StageCost c = CostOfStage(s, vstage);
-      work += (c.fwd.seconds + c.bwd.seconds) * resident + tp_all_reduce * double(c.tp_fwd + c.tp_bwd) +
-              ExchangeTime(s, stage, c) * double(c.ep_fwd + c.ep_bwd);
+      const Seconds compute = (c.fwd.seconds + c.bwd.seconds) * resident;
+      const Seconds exchanges = ExchangeTime(s, stage, c) * double(c.ep_fwd + c.ep_bwd);
+      // EP overlap runs them beside the paired pass's compute, taking the
+      // dispatcher's share of the GPU while they do (stage_emitter.cc
+      // EmitTogether); what the compute cannot cover stays exposed.
+      const Seconds exposed = p.ep_overlap ? std::max(Seconds(0), exchanges - compute) +
+                                                 exchanges * s.calibration.nccl_compute_share
+                                           : exchanges;
+      work += compute + tp_all_reduce * double(c.tp_fwd + c.tp_bwd) + exposed;
       last_backward = std::max(last_backward, c.bwd.seconds * resident);
       params += c.params, experts += c.expert_params;
       weights += s.model.kind == ModelKind::kVision ? c.params : ParamsPerTpRank(s.model, p, vstage).total();

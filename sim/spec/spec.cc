@@ -115,7 +115,7 @@ int MaxLayersOfStage(const ModelSpec& m, const ParallelSpec& p) {
   return most;
 }
 
-std::vector<std::string> DropSwitchesOfOtherLayouts(ParallelSpec& p) {
+std::vector<std::string> DropSwitchesOfOtherLayouts(ParallelSpec& p, Recompute recompute) {
   std::vector<std::string> flags;
   auto drop = [&flags](bool& on, bool applies, const char* key) {
     if (!on || applies) return;
@@ -125,7 +125,7 @@ std::vector<std::string> DropSwitchesOfOtherLayouts(ParallelSpec& p) {
   drop(p.distributed_optimizer, p.zero == 1, "distributed_optimizer");
   drop(p.param_gather_overlap, p.zero == 1 || p.zero == 2, "param_gather_overlap");
   drop(p.tp_overlap, p.tp > 1, "tp_overlap");
-  drop(p.ep_overlap, p.ep > 1 && (p.pp == 1 || p.vp > 1), "ep_overlap");
+  drop(p.ep_overlap, p.ep > 1 && (p.pp == 1 || p.vp > 1) && recompute != Recompute::kFull, "ep_overlap");
   drop(p.sp, p.tp > 1, "sp");
   return flags;
 }

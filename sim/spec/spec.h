@@ -417,13 +417,14 @@ int LayerCount(const ModelSpec& m);
 // the exchange of K and V see the whole sequence. cp = 1: `s` unchanged.
 Scenario ContextRankView(const Scenario& s);
 
-// After a change of p's ZeRO stage or tp (a fit suggestion's, a screened
-// layout's), turns off the switches that layout does not take:
-// distributed_optimizer (it is ZeRO stage 1), param_gather_overlap (ZeRO 1
-// or 2), sp and tp_overlap (tp above 1). Returns the --set flags that turn
+// After a change of p's ZeRO stage, tp, pp or ep, or of the recompute
+// (a fit suggestion's, a screened layout's), turns off the switches that
+// layout does not take: distributed_optimizer (it is ZeRO stage 1),
+// param_gather_overlap (ZeRO 1 or 2), sp and tp_overlap (tp above 1),
+// ep_overlap (ep above 1, vp above 1 under a pipeline, no full recompute). Returns the --set flags that turn
 // the same switches off in the scenario file ("parallel.sp=false"), one for
 // each that was on; none when p takes all of its switches.
-std::vector<std::string> DropSwitchesOfOtherLayouts(ParallelSpec& p);
+std::vector<std::string> DropSwitchesOfOtherLayouts(ParallelSpec& p, Recompute recompute = Recompute::kNone);
 
 // Transformer layers on pipeline stage `stage` (0..pp-1): stage_layers when
 // given; else layers / pp, and when pp does not divide the layers, one

@@ -95,6 +95,21 @@ TEST(Layouts, SwitchesAreDroppedOnlyWhereTheLayoutDoesNotTakeThem) {
             (std::vector<std::string>{"parallel.distributed_optimizer=false", "parallel.param_gather_overlap=false",
                                       "parallel.tp_overlap=false", "parallel.sp=false"}));
   EXPECT_FALSE(z3tp1.sp || z3tp1.tp_overlap || z3tp1.distributed_optimizer || z3tp1.param_gather_overlap);
+  // EP overlap: expert parallelism, the interleaved schedule under a
+  // pipeline, no full recompute (Megatron-Core's rules).
+  ParallelSpec ep;
+  ep.ep = 8, ep.ep_overlap = true;
+  ParallelSpec e = ep;
+  EXPECT_TRUE(DropSwitchesOfOtherLayouts(e, Recompute::kSelective).empty());
+  e.pp = 2, e.vp = 2;
+  EXPECT_TRUE(DropSwitchesOfOtherLayouts(e).empty());
+  ParallelSpec no_ep = ep, plain_pipeline = ep, full = ep;
+  no_ep.ep = 1, plain_pipeline.pp = 2;
+  const std::vector<std::string> off = {"parallel.ep_overlap=false"};
+  EXPECT_EQ(DropSwitchesOfOtherLayouts(no_ep), off);
+  EXPECT_EQ(DropSwitchesOfOtherLayouts(plain_pipeline), off);
+  EXPECT_EQ(DropSwitchesOfOtherLayouts(full, Recompute::kFull), off);
+  EXPECT_FALSE(no_ep.ep_overlap || plain_pipeline.ep_overlap || full.ep_overlap);
 }
 
 }  // namespace

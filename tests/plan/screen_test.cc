@@ -59,5 +59,24 @@ TEST(Screen, MixtureOfExpertsStepsAsSimulated) {
   }
 }
 
+// EP overlap (Qwen3-30B-A3B on 16 H100, EP16 over two nodes, both ways):
+// the screen hides the all-to-alls behind the paired pass's compute as the
+// simulation does, within 10% of the simulated step either way.
+TEST(Screen, EpOverlapStepsAsSimulated) {
+  const std::string qwen = testing_util::kRoot + "/tests/data/recipes/mb2607_qwen3_30b_a3b_bf16_ep16_16xH100.yaml";
+  double off = 0, on = 0;
+  for (const bool overlap : {false, true}) {
+    Scenario s = LoadScenario(qwen, {overlap ? "parallel.ep_overlap=true" : "parallel.ep_overlap=false"});
+    s.intervals = false;
+    const Result r = Simulate(s);
+    ASSERT_TRUE(r.step);
+    const double ratio = ScreenStep(s).step / r.step->step_time;
+    std::cout << (overlap ? "overlap" : "no overlap") << ": screen / simulated " << ratio << "\n";
+    EXPECT_NEAR(ratio, 1.0, 0.1);
+    (overlap ? on : off) = ScreenStep(s).step.value();
+  }
+  EXPECT_LT(on, 0.9 * off);
+}
+
 }  // namespace
 }  // namespace pf
