@@ -68,9 +68,11 @@ void MoreNodes(const Scenario& s, std::vector<Candidate>& out) {
     Scenario c = s;
     c.cluster.nodes *= k;
     c.parallel.pp *= k;
+    // A pipeline without interleaving takes no EP overlap (Megatron-Core).
+    std::vector<std::string> flags = DropSwitchesOfOtherLayouts(c.parallel, c.training.recompute);
     if (Validate(c) || !EstimateMemory(c).fits) continue;
-    out.push_back({Str(c.cluster.nodes) + " nodes with pipeline parallelism pp " + Str(c.parallel.pp),
-                   {"cluster.nodes=" + Str(c.cluster.nodes), "parallel.pp=" + Str(c.parallel.pp)}, c});
+    flags.insert(flags.begin(), {"cluster.nodes=" + Str(c.cluster.nodes), "parallel.pp=" + Str(c.parallel.pp)});
+    out.push_back({Str(c.cluster.nodes) + " nodes with pipeline parallelism pp " + Str(c.parallel.pp), flags, c});
     break;
   }
 }

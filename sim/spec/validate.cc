@@ -329,7 +329,10 @@ Check Experts(const Scenario& s, int dp) {
                                           ") is not modelled (expert weights sharded over their own groups); accepted: "
                                           "zero 0 to 2, or ep 1"};
   if (p.ep_overlap) {
-    // Megatron-Core's rules (transformer_config.py, arguments.py).
+    // Megatron-Core's rules (megatron/core/transformer/transformer_config.py
+    // __post_init__ and megatron/training/arguments.py, as of Megatron-LM
+    // 2a75ac12, the submodule of Megatron-Bridge 067f987df; the Bridge's
+    // own check, src/megatron/bridge/training/comm_overlap.py, adds no rule).
     if (p.ep <= 1)
       return SpecError{"parallel.ep_overlap", "true overlaps expert parallelism's all-to-alls, but ep is 1; "
                                               "accepted: ep above 1, or ep_overlap false"};

@@ -19,10 +19,11 @@ class ContextExchange {
  public:
   ContextExchange(TaskGraph& g, const Scenario& s, int stage) : g_(g), p_(s.parallel), stage_(stage) {}
 
-  // The `count` exchanges of segment j of (forward or backward, chunk,
+  // The `count` exchanges of piece j (a segment, or under EP overlap a
+  // piece of one: stage_emitter.cc) of (forward or backward, chunk,
   // micro-batch) of DP rank d's worker, which waits for `before` (the task
-  // before the segment): the group's task, made by the first of its
-  // workers to get here.
+  // before the piece): the group's task, made by the first of its workers
+  // to get here.
   int During(int before, int d, const StageCost& c, bool forward, int chunk, int micro_batch, int j, int count);
 
  private:

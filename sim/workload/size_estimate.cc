@@ -101,7 +101,9 @@ SimulationSize EstimateSimulationSize(const Scenario& job) {
   if (s.model.moe.enabled() && p.ep > 1) {
     const double groups = double(p.dp) / p.ep_workers(), nodes = double(p.ep) / s.cluster.node.gpus_per_node;
     const bool deepep = p.dispatcher == Dispatcher::kDeepEp && nodes >= 2;
-    const double exchanges = segments * pieces;
+    // A segment's exchanges, or under EP overlap one per piece (each pass's
+    // pieces beyond its first segments).
+    const double exchanges = segments + 2 * M * V * (pieces - 1);
     experts = p.pp * (groups * exchanges * (deepep ? 1 + nodes : 1) + (deepep ? p.dp * exchanges : 0) +
                       p.ep_workers() * (reducing * V + 1));
   }

@@ -66,81 +66,91 @@ class Worker {
     last_ = join;
   }
 
-  // One forward or backward of a chunk for a micro-batch, cut into segments
-  // (each followed by its share of the op's TP all-reduces).
+  // How many of an op's collectives of each kind follow one piece of it.
+  struct Counts {
+    int tp = 0, cp = 0, ep = 0;
+    // Part i of n, the remainders going to the first parts.
+    Counts Share(int n, int i) const {
+      auto part = [n, i](int x) { return x / n + (i < x % n ? 1 : 0); };
+      return {part(tp), part(cp), part(ep)};
+    }
+  };
+
+  // One forward or backward of a chunk for a micro-batch, cut into the DP
+  // emitter's segments (a gradient bucket's share of a backward, say) and,
+  // under EP overlap, each segment into a piece per MoE layer, so that the
+  // all-to-alls run layer by layer beside the paired pass's compute; each
+  // piece is followed by its share of the op's TP, CP and EP collectives.
   void Emit(const PipeOp& op) {
     const int mb = op.micro_batch, k = op.chunk, vs = k * p_.pp + stage_;
     const StageCost& c = chunks_[k];
     const int segs = dp_.Segments(op.forward, k, mb);
     const Work work = op.forward ? c.fwd : c.bwd;
-    const int tp_count = op.forward ? c.tp_fwd : c.tp_bwd;
-    const char* tag = op.forward ? "fwd" : "bwd";
+    const Counts all{op.forward ? c.tp_fwd : c.tp_bwd, op.forward ? c.cp_fwd : c.cp_bwd,
+                     op.forward ? c.ep_fwd : c.ep_bwd};
+    int unit = 0;  // pieces of this op so far
     for (int j = 0; j < segs; ++j) {
-      const int before = last_;
-      // Under EP overlap the all-to-alls run layer by layer beside the
-      // paired pass's compute, so the segment is cut into one piece per
-      // MoE layer, each followed by its dispatch and combine.
-      const int ep_count = op.forward ? c.ep_fwd : c.ep_bwd;
-      const int ep_here = ep_count / segs + (j < ep_count % segs ? 1 : 0);
-      const int pieces = p_.ep_overlap && ep_here > 2 ? (ep_here + 1) / 2 : 1;
-      const Work piece = work * (1.0 / (segs * pieces));
-      int task = g_.Compute(gpu_, tag, piece);
-      g_.Dep(task, last_);
-      if (j == 0) (op.forward ? links_.fwd_in : links_.bwd_in)[vs][d_][mb] = task;
-      if (j == 0 && op.forward) links_.before_fwd[vs][d_][mb] = last_;
-      dp_.BeforeSegment(task, d_, op.forward, k, mb, j, segment_++);
-      last_ = task;
-      const int tp_here = tp_count / segs + (j < tp_count % segs ? 1 : 0);
-      if (tp_here > 0 && !p_.sp) {
-        int tp = g_.Collective(std::string("tp_") + tag, preflight::TP_COMM, preflight::ALL_REDUCE,
-                               tp_group_, hidden_, tp_here, 1);
-        g_.Dep(tp, task);
-        last_ = tp;
-      } else if (tp_here > 0) {  // sequence parallel: the same bytes as reduce-scatter + all-gather
-        // With TP overlap (Megatron --tp-comm-overlap, TE userbuffers) they
-        // run beside the segment's GEMMs instead of after them, and the
-        // segment ends when both have.
-        int prev = p_.tp_overlap ? before : last_;
-        for (auto kind : {preflight::REDUCE_SCATTER, preflight::ALL_GATHER}) {
-          int x = g_.Collective(std::string(kind == preflight::ALL_GATHER ? "sp_gather_" : "sp_scatter_") + tag,
-                                preflight::TP_COMM, kind, tp_group_, hidden_, tp_here, 1);
-          g_.Dep(x, prev);
-          prev = x;
-        }
-        if (p_.tp_overlap) {
-          last_ = g_.Compute(gpu_, "tp_overlap_join", Work{});
-          g_.Dep(last_, task);
-          g_.Dep(last_, prev);
-        } else {
-          last_ = prev;
-        }
-      }
-      const int cp_count = op.forward ? c.cp_fwd : c.cp_bwd;
-      const int cp_here = cp_count / segs + (j < cp_count % segs ? 1 : 0);
-      if (cp_here > 0) {
-        // Ring attention (Megatron-Core): the K/V blocks travel while the
-        // attention computes on the ones already there, so the exchange runs
-        // beside the segment's compute and the segment ends when both have.
-        const int x = cp_.During(before, d_, c, op.forward, k, mb, j, cp_here);
-        const int join = g_.Compute(gpu_, "cp_overlap_join", Work{});
-        g_.Dep(join, last_);
-        g_.Dep(join, x);
-        last_ = join;
-      }
-      // A mixture of experts' token all-to-alls, which wait for the whole
-      // EP group (blocking, as Megatron-Core's dispatcher by default).
-      if (pieces == 1 && ep_here > 0) last_ = ep_.After(last_, d_, c, op.forward, k, mb, {j, 0}, ep_here);
-      for (int q = 0; pieces > 1 && q < pieces; ++q) {
-        if (q > 0) {
-          const int next = g_.Compute(gpu_, tag, piece);
-          g_.Dep(next, last_);
-          last_ = next;
-        }
-        last_ = ep_.After(last_, d_, c, op.forward, k, mb, {j, q}, std::min(2, ep_here - 2 * q));
+      const Counts segment = all.Share(segs, j);
+      const int pieces = p_.ep_overlap && segment.ep > 2 ? (segment.ep + 1) / 2 : 1;
+      for (int q = 0; q < pieces; ++q, ++unit) {
+        const int before = last_;
+        const int task = g_.Compute(gpu_, op.forward ? "fwd" : "bwd", work * (1.0 / (segs * pieces)));
+        g_.Dep(task, last_);
+        if (j == 0 && q == 0) (op.forward ? links_.fwd_in : links_.bwd_in)[vs][d_][mb] = task;
+        if (j == 0 && q == 0 && op.forward) links_.before_fwd[vs][d_][mb] = last_;
+        if (q == 0) dp_.BeforeSegment(task, d_, op.forward, k, mb, j, segment_++);
+        last_ = task;
+        Collectives(op, c, before, task, segment.Share(pieces, q), {j, q}, unit);
       }
       dp_.AfterSegment(last_, d_, op.forward, k, mb, j);
     }
     (op.forward ? links_.fwd_out : links_.bwd_out)[vs][d_][mb] = last_;
+  }
+
+  // The collectives after compute `task` (whose predecessor was `before`):
+  // TP's all-reduces, or sequence parallelism's reduce-scatters and
+  // all-gathers; ring attention's K/V exchange; the experts' all-to-alls.
+  void Collectives(const PipeOp& op, const StageCost& c, int before, int task, Counts n, ExpertExchange::At at,
+                   int unit) {
+    const int mb = op.micro_batch, k = op.chunk;
+    const char* tag = op.forward ? "fwd" : "bwd";
+    if (n.tp > 0 && !p_.sp) {
+      int tp = g_.Collective(std::string("tp_") + tag, preflight::TP_COMM, preflight::ALL_REDUCE, tp_group_, hidden_,
+                             n.tp, 1);
+      g_.Dep(tp, task);
+      last_ = tp;
+    } else if (n.tp > 0) {  // sequence parallel: the same bytes as reduce-scatter + all-gather
+      // With TP overlap (Megatron --tp-comm-overlap, TE userbuffers) they
+      // run beside the piece's GEMMs instead of after them, and the piece
+      // ends when both have.
+      int prev = p_.tp_overlap ? before : last_;
+      for (auto kind : {preflight::REDUCE_SCATTER, preflight::ALL_GATHER}) {
+        int x = g_.Collective(std::string(kind == preflight::ALL_GATHER ? "sp_gather_" : "sp_scatter_") + tag,
+                              preflight::TP_COMM, kind, tp_group_, hidden_, n.tp, 1);
+        g_.Dep(x, prev);
+        prev = x;
+      }
+      if (p_.tp_overlap) {
+        last_ = g_.Compute(gpu_, "tp_overlap_join", Work{});
+        g_.Dep(last_, task);
+        g_.Dep(last_, prev);
+      } else {
+        last_ = prev;
+      }
+    }
+    if (n.cp > 0) {
+      // Ring attention (Megatron-Core): the K/V blocks travel while the
+      // attention computes on the ones already there, so the exchange runs
+      // beside the piece's compute and the piece ends when both have.
+      const int x = cp_.During(before, d_, c, op.forward, k, mb, unit, n.cp);
+      const int join = g_.Compute(gpu_, "cp_overlap_join", Work{});
+      g_.Dep(join, last_);
+      g_.Dep(join, x);
+      last_ = join;
+    }
+    // A mixture of experts' token all-to-alls, which wait for the whole
+    // EP group (blocking, as Megatron-Core's dispatcher by default).
+    if (n.ep > 0) last_ = ep_.After(last_, d_, c, op.forward, k, mb, at, n.ep);
   }
 
   TaskGraph& g_;

@@ -70,5 +70,25 @@ TEST(FitSuggestions, EverySuggestionLoadsAndGivesThePromisedMemory) {
   EXPECT_GT(checked, 30);
 }
 
+// Under EP overlap (which needs no plain pipeline and no full recompute),
+// the suggestions that bring either turn it off, and say so: the pipeline
+// suggestion was dropped before, its layout being refused.
+TEST(FitSuggestions, ThoseThatCannotOverlapTheExpertsTurnItOff) {
+  const std::string path = kRoot + "/tests/data/recipes/mb2607_qwen3_30b_a3b_bf16_ep16_overlap_16xH100.yaml";
+  const std::vector<std::string> variant = {"parallel.ep=2", "parallel.distributed_optimizer=false"};
+  const Scenario s = LoadScenario(path, variant);
+  ASSERT_FALSE(EstimateMemory(s).fits);
+  bool pipeline = false;
+  for (const FitSuggestion& f : SuggestFits(s)) {
+    std::vector<std::string> flags = variant;
+    flags.insert(flags.end(), f.overrides.begin(), f.overrides.end());
+    EXPECT_NO_THROW(LoadScenario(path, flags)) << f.change;
+    if (f.change.find("pipeline") == std::string::npos) continue;
+    pipeline = true;
+    EXPECT_EQ(f.overrides.back(), "parallel.ep_overlap=false");
+  }
+  EXPECT_TRUE(pipeline);
+}
+
 }  // namespace
 }  // namespace pf

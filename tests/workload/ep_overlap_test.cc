@@ -4,8 +4,6 @@
 // compute; the rules Megatron-Core sets on it are refusals.
 #include <gtest/gtest.h>
 
-#include <map>
-#include <set>
 
 #include "sim/accounting/accounting.h"
 #include "sim/engine/engine.h"
@@ -52,22 +50,57 @@ TEST(EpOverlap, PairsEachBackwardWithTheNextForwardLayerByLayer) {
   EXPECT_NEAR(work_b, work_a, 1e-9 * work_a);
   // The all-to-alls: the same count, a dispatch and a combine per layer
   // and pass, in exchanges of two under overlap.
-  std::map<bool, double> count_a, count_b;
+  double count_a = 0, count_b = 0;
   for (const auto& t : a.tasks())
-    if (t.category() == preflight::EP_COMM && t.has_collective()) count_a[true] += t.collective().count();
+    if (t.category() == preflight::EP_COMM && t.has_collective()) count_a += t.collective().count();
   for (const auto& t : b.tasks())
     if (t.category() == preflight::EP_COMM && t.has_collective()) {
-      count_b[true] += t.collective().count();
+      count_b += t.collective().count();
       EXPECT_LE(t.collective().count(), 2u);
     }
-  EXPECT_EQ(count_b[true], count_a[true]);
-  // A forward's first piece waits for no backward of the pass it is paired
-  // with: its predecessor is the task before the pair.
-  for (const auto& t : b.tasks()) {
-    if (t.name() != "ep_overlap_join") continue;
-    ASSERT_EQ(t.deps_size(), 2);
-    EXPECT_NE(b.tasks(t.deps(0)).name(), "ep_overlap_join");
-  }
+  EXPECT_EQ(count_b, count_a);
+}
+
+// Paired, a forward waits for no task of the backward beside it: with the
+// all-to-all dispatcher (one task an exchange, named by its pass) no
+// forward piece depends on a backward's compute or all-to-all, where
+// without overlap each forward after the first waits for the backward
+// before it.
+TEST(EpOverlap, AForwardWaitsForNoBackwardBesideIt) {
+  auto forwards_after_backwards = [](const preflight::Workload& w) {
+    int n = 0;
+    for (const auto& t : w.tasks()) {
+      if (t.name() != "fwd") continue;
+      for (int d : t.deps()) {
+        const std::string& before = w.tasks(d).name();
+        n += before == "bwd" || (before.size() > 4 && before.substr(before.size() - 4) == "_bwd");
+      }
+    }
+    return n;
+  };
+  std::vector<std::string> sets = kShort;
+  sets.push_back("parallel.ep_dispatcher=all_to_all");
+  const Scenario off = LoadScenario(kOff, sets);
+  sets.push_back("parallel.ep_overlap=true");
+  const Scenario on = LoadScenario(kOff, sets);
+  const int M = on.training.micro_batches_per_step(on.parallel.dp);
+  EXPECT_EQ(forwards_after_backwards(BuildWorkload(off)), 16 * (M - 1));
+  EXPECT_EQ(forwards_after_backwards(BuildWorkload(on)), 0);
+}
+
+// Under an interleaved pipeline (pp 2, vp 2) the steady state's pairs run
+// together too, and every task of the step ends.
+TEST(EpOverlap, PairsTheInterleavedSchedulesSteadyState) {
+  std::vector<std::string> sets = {"training.global_batch=64", "cluster.nodes=4", "parallel.pp=2", "parallel.vp=2",
+                                   "parallel.ep=16"};
+  const Scenario off = LoadScenario(kOff, sets);
+  sets.push_back("parallel.ep_overlap=true");
+  const Scenario on = LoadScenario(kOff, sets);
+  const preflight::Workload w = BuildWorkload(on);
+  EXPECT_GT(Count(w, "ep_overlap_join"), 0);
+  const TaskTimes t = RunWorkload(on, w);
+  for (int i = 0; i < w.tasks_size(); ++i) ASSERT_GE(t.end_s[i], 0) << "task " << i << " never ran";
+  EXPECT_LT(t.makespan_s, RunWorkload(off, BuildWorkload(off)).makespan_s);
 }
 
 // The step is shorter and less of its all-to-all time is exposed; the

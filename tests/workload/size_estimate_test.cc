@@ -44,6 +44,24 @@ TEST(SizeEstimate, BoundsEveryBundledScenariosGraph) {
   EXPECT_GT(checked, 12);
 }
 
+// EP overlap cuts each pass into a piece per MoE layer; with ZeRO-2 the
+// backward is cut into gradient buckets too, and the pieces divide the
+// buckets' exchanges rather than multiply them (the estimate was 14x the
+// graph here before).
+TEST(SizeEstimate, BoundsEpOverlapPiecesUnderBuckets) {
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"training.global_batch=64"},
+        {"training.global_batch=64", "parallel.zero=2", "parallel.distributed_optimizer=false"},
+        {"training.global_batch=64", "cluster.nodes=4", "parallel.pp=2", "parallel.vp=2"}}) {
+    const Scenario s = LoadScenario(
+        testing_util::kRoot + "/tests/data/recipes/mb2607_qwen3_30b_a3b_bf16_ep16_overlap_16xH100.yaml", flags);
+    const double actual = BuildWorkload(s).tasks_size();
+    const double estimate = EstimateSimulationSize(s).tasks;
+    EXPECT_GE(estimate, actual) << flags.back();
+    EXPECT_LE(estimate, 2.5 * actual + 16) << flags.back();
+  }
+}
+
 TEST(SizeEstimate, StepPastTheBudgetIsRefusedWithWhatToReduce) {
   Scenario s = LoadScenario(testing_util::kRoot + "/scenarios/70b_8xA800_tp8.yaml",
                             {"training.global_batch=16777216"});
