@@ -27,7 +27,8 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                                  {"dp", s.parallel.dp}, {"zero", s.parallel.zero}, {"sp", s.parallel.sp}, {"tp_overlap", s.parallel.tp_overlap},
                                  {"distributed_optimizer", s.parallel.distributed_optimizer},
                                  {"param_gather_overlap", s.parallel.param_gather_overlap},
-                                 {"hsdp", s.parallel.hsdp}, {"ep", s.parallel.ep}, {"ep_overlap", s.parallel.ep_overlap},
+                                 {"hsdp", s.parallel.hsdp}, {"ep", s.parallel.ep}, {"ep_dispatcher", ToString(s.parallel.dispatcher)},
+                                 {"ep_overlap", s.parallel.ep_overlap},
                                  {"expert_tp", s.parallel.etp()},
                                  {"expert_dp", s.parallel.expert_dp()}}}};
   if (s.model.kind == ModelKind::kTransformer) {

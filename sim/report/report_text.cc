@@ -148,8 +148,11 @@ void Header(std::string& o, const Scenario& s) {
                    p.dp > 1 ? (p.dp_overlap ? ", gradient reduction overlapped" : ", gradient reduction after backward") : "");
   if (m.moe.enabled()) {
     const int local = m.moe.experts / p.ep;
-    o += fmt::format("  experts    EP {} ({} expert{} per GPU, expert TP {}), each expert on {} GPUs (expert DP){}; {}\n",
+    o += fmt::format("  experts    EP {} ({} expert{} per GPU, expert TP {}), each expert on {} GPUs (expert DP), {}{}; {}\n",
                      p.ep, local, local == 1 ? "" : "s", p.etp(), p.expert_dp(),
+                     p.ep <= 1 ? "no token exchange"
+                     : p.dispatcher == Dispatcher::kDeepEp ? "DeepEP dispatch (a token once per node)"
+                                                           : "all-to-all dispatch",
                      p.ep_overlap ? ", all-to-alls beside another micro-batch's compute (combined 1F1B)" : "",
                      t.capacity_factor > 0
                          ? fmt::format("capacity factor {:.2f} (padded, tokens past it dropped)", t.capacity_factor)
