@@ -38,10 +38,10 @@ std::vector<int> ExpertExchange::Exchange(int d, const StageCost& c, bool forwar
   return out;
 }
 
-int ExpertExchange::After(int last, int d, const StageCost& c, bool forward, int chunk, int micro_batch, At at,
+int ExpertExchange::After(int last, int d, const StageCost& c, bool forward, int chunk, int micro_batch, int j,
                           int count) {
   if (count <= 0) return kNoTask;
-  const auto key = std::make_tuple(d / p_.ep_workers(), forward, chunk, micro_batch, at.segment, at.piece);
+  const auto key = std::make_tuple(d / p_.ep_workers(), forward, chunk, micro_batch, j);
   auto it = tasks_.find(key);
   if (it == tasks_.end()) it = tasks_.emplace(key, Exchange(d, c, forward, count)).first;
   for (int x : it->second) g_.Dep(x, last);

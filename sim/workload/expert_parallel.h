@@ -38,16 +38,12 @@ class ExpertExchange {
  public:
   ExpertExchange(TaskGraph& g, const Scenario& s, int stage) : g_(g), p_(s.parallel), stage_(stage), s_(s) {}
 
-  // Where in a pass an exchange runs: after compute segment j, piece q of
-  // it (pieces: one per MoE layer under EP overlap, else one).
-  struct At {
-    int segment = 0, piece = 0;
-  };
-  // The `count` all-to-alls after `at` of (forward or backward, chunk,
-  // micro-batch) of DP rank d's worker, whose previous task is `last`: the
-  // group's task, made by the first of its workers to get here; kNoTask
-  // when count is 0.
-  int After(int last, int d, const StageCost& c, bool forward, int chunk, int micro_batch, At at, int count);
+  // The `count` all-to-alls after piece j (a compute segment, or under EP
+  // overlap a MoE layer's piece of one: stage_emitter.cc) of (forward or
+  // backward, chunk, micro-batch) of DP rank d's worker, whose previous
+  // task is `last`: the group's task, made by the first of its workers to
+  // get here; kNoTask when count is 0.
+  int After(int last, int d, const StageCost& c, bool forward, int chunk, int micro_batch, int j, int count);
 
   // The group's exchange tasks for one key, made once.
   std::vector<int> Exchange(int d, const StageCost& c, bool forward, int count);
@@ -57,8 +53,7 @@ class ExpertExchange {
   const ParallelSpec& p_;
   const int stage_;
   const Scenario& s_;
-  // (block, forward, chunk, micro-batch, segment, piece)
-  std::map<std::tuple<int, bool, int, int, int, int>, std::vector<int>> tasks_;
+  std::map<std::tuple<int, bool, int, int, int>, std::vector<int>> tasks_;  // (block, forward, chunk, micro-batch, j)
 };
 
 }  // namespace pf

@@ -81,7 +81,8 @@ SimulationSize EstimateSimulationSize(const Scenario& job) {
   const double moe_layers = s.model.moe.enabled() ? std::max(0.0, L - s.model.moe.dense_layers) : 0;
   const double pieces = p.ep_overlap ? std::max(1.0, std::ceil(moe_layers / (p.pp * V))) : 1;
   const double ep_joins = p.ep_overlap ? M * V : 0;
-  const double per_worker = segments * (1 + tp_tasks) + optimizer + ep_joins + 2 * M * V * (pieces - 1);
+  const double more_pieces = 2 * M * V * (pieces - 1);  // past each pass's first, each with an exchange
+  const double per_worker = segments * (1 + tp_tasks) + optimizer + ep_joins + more_pieces;
   // ZeRO-3: three per layer and micro-batch in each shard group (HSDP:
   // dp / hsdp of them), and HSDP's all-reduce across the groups per layer
   // and shard rank (data_parallel.cc EmitZero3).
@@ -101,9 +102,7 @@ SimulationSize EstimateSimulationSize(const Scenario& job) {
   if (s.model.moe.enabled() && p.ep > 1) {
     const double groups = double(p.dp) / p.ep_workers(), nodes = double(p.ep) / s.cluster.node.gpus_per_node;
     const bool deepep = p.dispatcher == Dispatcher::kDeepEp && nodes >= 2;
-    // A segment's exchanges, or under EP overlap one per piece (each pass's
-    // pieces beyond its first segments).
-    const double exchanges = segments + 2 * M * V * (pieces - 1);
+    const double exchanges = segments + more_pieces;  // one per segment or piece
     experts = p.pp * (groups * exchanges * (deepep ? 1 + nodes : 1) + (deepep ? p.dp * exchanges : 0) +
                       p.ep_workers() * (reducing * V + 1));
   }

@@ -100,7 +100,7 @@ class Worker {
         if (j == 0 && q == 0 && op.forward) links_.before_fwd[vs][d_][mb] = last_;
         if (q == 0) dp_.BeforeSegment(task, d_, op.forward, k, mb, j, segment_++);
         last_ = task;
-        Collectives(op, c, before, task, segment.Share(pieces, q), {j, q}, unit);
+        Collectives(op, c, before, task, segment.Share(pieces, q), unit);
       }
       dp_.AfterSegment(last_, d_, op.forward, k, mb, j);
     }
@@ -110,8 +110,8 @@ class Worker {
   // The collectives after compute `task` (whose predecessor was `before`):
   // TP's all-reduces, or sequence parallelism's reduce-scatters and
   // all-gathers; ring attention's K/V exchange; the experts' all-to-alls.
-  void Collectives(const PipeOp& op, const StageCost& c, int before, int task, Counts n, ExpertExchange::At at,
-                   int unit) {
+  // `unit` numbers the op's pieces, as its CP and EP groups key them.
+  void Collectives(const PipeOp& op, const StageCost& c, int before, int task, Counts n, int unit) {
     const int mb = op.micro_batch, k = op.chunk;
     const char* tag = op.forward ? "fwd" : "bwd";
     if (n.tp > 0 && !p_.sp) {
@@ -150,7 +150,7 @@ class Worker {
     }
     // A mixture of experts' token all-to-alls, which wait for the whole
     // EP group (blocking, as Megatron-Core's dispatcher by default).
-    if (n.ep > 0) last_ = ep_.After(last_, d_, c, op.forward, k, mb, at, n.ep);
+    if (n.ep > 0) last_ = ep_.After(last_, d_, c, op.forward, k, mb, unit, n.ep);
   }
 
   TaskGraph& g_;
