@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-intervals", o.no_intervals,
                "skip the 90% intervals (four more simulations of the step for their sensitivity)");
   app.add_flag("--verbose", o.verbose, "print the simulation's size estimate before, and its real size after");
-  app.add_option("--max-tasks", o.max_tasks, "largest step task graph to build (default 3e6)")
+  app.add_option("--max-tasks", o.max_tasks, "largest step task graph to build (default 3e6); a larger one also lets the run go on longer")
       ->check(CLI::Range(1.0, 1e8));
   if (const int rc = pf::ParseCommandLine(app, argc, argv); rc != pf::kParsed) return rc;
   return pf::RunWithExitStatus("simulate", [&] {

@@ -25,6 +25,12 @@ inline constexpr char kFullSimulationEnv[] = "PREFLIGHT_FULL_SIMULATION";
 // stops a run past it, or past less for a small workload).
 inline constexpr double kMaxInFlightScans = 1.5e9;
 
+// The scans one run of `s` may make: kMaxInFlightScans at the default task
+// budget, and as much more as --max-tasks raises that budget above its
+// default (a user who accepts a graph twice as large accepts a run about
+// twice as long).
+double MaxInFlightScans(const Scenario& s);
+
 struct TaskTimes {
   std::vector<double> start_s, end_s;  // by task index
   double makespan_s = 0;

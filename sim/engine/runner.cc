@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -41,6 +42,13 @@ constexpr double kMaxFlowBytes = 1e18;
 // (LL on a tree: 1 / (0.5 x 0.92); collectives/nccl.h).
 constexpr double kMaxBandwidthInflation = 4;
 
+// `x` with two significant digits, as the refusals print counts.
+std::string Scans(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2g", x);
+  return buf;
+}
+
 // Starts each task when its last dependency ends (activities are created
 // lazily: a pre-built SimGrid DAG slows down quadratically, see
 // shared/SIMGRID_NOTES.md) and records its start and end.
@@ -69,7 +77,7 @@ class Runner {
     double activities = 0;
     for (const preflight::Task& t : w.tasks()) activities += Activities(t);
     const double scaled = kOverlapPerGpu * double(p.gpus.size()) * activities;
-    overlap_budget_ = std::min(kMaxInFlightScans, std::max(kMinOverlapBudget, scaled));
+    overlap_budget_ = std::min(MaxInFlightScans(s), std::max(kMinOverlapBudget, scaled));
     gpus_ = p.gpus.size();
     const Reductions r = ExactReductions(s, w, topo_);
     all_lanes_ = !r.lane_zero_only;
@@ -210,10 +218,12 @@ class Runner {
         "workload keeps too many kernels and flows in flight at once (" + std::to_string(owner_.size()) +
         " at " + std::to_string(sg::Engine::get_clock()) +
         " s simulated on " + std::to_string(gpus_) +
-        " GPUs; SimGrid slows down with the square of that): a --workload file should add dependencies "
-        "between its tasks or merge them; a scenario this wide (collectives over thousands of GPUs "
-        "overlapping its kernels) is past what one run simulates in minutes: simulate the same layout on "
-        "fewer nodes (cluster.nodes)");
+        " GPUs, past " + Scans(overlap_budget_) + " scans of them in all; SimGrid slows down with the square "
+        "of that): a --workload file should add dependencies between its tasks or merge them; a scenario this "
+        "wide (collectives over thousands of GPUs overlapping its kernels) is past what one run simulates in "
+        "minutes: simulate the same layout on fewer nodes (cluster.nodes) or fewer micro-batches "
+        "(training.global_batch), or accept a longer run with a larger --max-tasks (the scans allowed grow "
+        "with it)");
   }
 
   void Track(int task, sg::ActivityPtr a) {
@@ -558,6 +568,8 @@ class Runner {
 };
 
 }  // namespace
+
+double MaxInFlightScans(const Scenario& s) { return kMaxInFlightScans * std::max(1.0, s.max_tasks / Scenario{}.max_tasks); }
 
 TaskTimes RunOnSimGrid(const Scenario& s, const preflight::Workload& w) {
   int argc = 2;

@@ -22,7 +22,7 @@ Result Simulate(const Scenario& s, bool force = false, StepTrace* trace = nullpt
 void RefuseEndlessRun(const Scenario& s);
 
 // Whether a step of this estimated size is one RefuseEndlessRun refuses.
-bool PastInFlightLimit(const SimulationSize& size);
+bool PastInFlightLimit(const Scenario& s, const SimulationSize& size);
 
 // The same from a given workload (e.g. one saved with --emit-workload and
 // read back with LoadWorkload, sim/workload/workload_file.h), under the

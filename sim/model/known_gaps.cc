@@ -22,7 +22,7 @@ namespace {
 // what the pipelined or the exposed cross-node fine-grained layer lacks is
 // not identified.
 constexpr int kFineGrainedExpertsPerGpu = 8;
-constexpr double kFineGrainedLow = 0.161, kFineGrainedHigh = 0.425;
+constexpr double kFineGrainedLow = 0.160, kFineGrainedHigh = 0.424;
 
 bool MegatronCore(Stack s) { return s == Stack::kMegatron || s == Stack::kNemo; }
 

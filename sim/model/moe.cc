@@ -1,6 +1,7 @@
 #include "sim/model/moe.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace pf {
 
@@ -112,11 +113,42 @@ void PermuteOps(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p,
   }
 }
 
+namespace {
+
+// C(n - c, k) / C(n, k): the chance that k of n experts drawn without
+// replacement miss c given ones.
+double Misses(double n, double c, int k) {
+  double p = 1;
+  for (int i = 0; i < k; ++i) p *= std::max(0.0, n - c - i) / (n - i);
+  return p;
+}
+
+// The hypergeometric chance that j of the `have` groups of `total` are
+// among `drawn` drawn.
+double Drawn(int total, int have, int drawn, int j) {
+  auto choose = [](int n, int r) {
+    if (r < 0 || r > n) return 0.0;
+    return std::exp(std::lgamma(n + 1.0) - std::lgamma(r + 1.0) - std::lgamma(n - r + 1.0));
+  };
+  return choose(have, j) * choose(total - have, drawn - j) / choose(total, drawn);
+}
+
+}  // namespace
+
 double NodesPerToken(const MoeSpec& x, int nodes) {
   if (nodes <= 1) return 1;
-  const double E = x.experts, away = E - E / nodes;
-  double none_here = 1;  // no expert of a given node among the k
-  for (int i = 0; i < x.top_k; ++i) none_here *= std::max(0.0, away - i) / (E - i);
+  const double E = x.experts;
+  const int G = x.groups;
+  const bool nested = G > 0 && (G % nodes == 0 || nodes % G == 0);
+  if (!x.group_limited() || !nested) return nodes * (1 - Misses(E, E / nodes, x.top_k));
+  // A node holds `have` whole groups (G a multiple of nodes) or a share of
+  // one (nodes a multiple of G), `per` experts of each; the token's k
+  // experts come from its group_topk groups' pool.
+  const int have = G >= nodes ? G / nodes : 1;
+  const double per = std::min(E / G, E / nodes), pool = x.group_topk * E / G;
+  double none_here = 0;
+  for (int j = 0; j <= std::min(have, x.group_topk); ++j)
+    none_here += Drawn(G, have, x.group_topk, j) * Misses(pool, j * per, x.top_k);
   return nodes * (1 - none_here);
 }
 

@@ -62,6 +62,11 @@ void PermuteOps(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p,
 // The nodes a token's top_k experts sit on, on average, with the experts
 // spread evenly over `nodes` nodes and chosen uniformly (the balanced
 // routing the load factor scales): nodes x (1 - C(E - E/nodes, k) / C(E, k)).
+// Under group-limited routing the token's groups are chosen uniformly and
+// its experts uniformly among theirs, which bounds the nodes it reaches
+// (DeepSeek-V3: 4 of 8 groups, one a node at EP64 over 8 nodes: 3.6 nodes
+// a token on average instead of 5.3); where groups and nodes do not nest
+// (neither a whole number of the other) the limit is not counted.
 double NodesPerToken(const MoeSpec& x, int nodes);
 
 // Bytes one GPU sends in one token all-to-all (dispatch or combine) of one

@@ -42,7 +42,7 @@ std::optional<Alternative> FindAlternative(const Scenario& s, Seconds step) {
     // kThinHeadroom of the GPU to spare.
     if (Validate(c) || !FitsWithHeadroom(EstimateMemory(c)) || !EstimateHostMemory(c).fits) continue;
     const SimulationSize size = EstimateSimulationSize(c);
-    if (size.seconds > budget || size.tasks > s.max_tasks || PastInFlightLimit(size)) continue;
+    if (size.seconds > budget || size.tasks > s.max_tasks || PastInFlightLimit(c, size)) continue;
     quick.push_back({ScreenStep(c).step, &c});
   }
   if (quick.empty()) return std::nullopt;

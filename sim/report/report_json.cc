@@ -46,7 +46,8 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                               {"expert_ffn", s.model.moe.expert_ffn},     {"shared_experts", s.model.moe.shared_experts},
                               {"shared_ffn", s.model.moe.shared_ffn},     {"capacity_factor", s.training.capacity_factor},
                               {"expert_imbalance", s.training.expert_imbalance},
-                              {"dense_layers", s.model.moe.dense_layers}};
+                              {"dense_layers", s.model.moe.dense_layers},
+                              {"groups", s.model.moe.groups},             {"group_topk", s.model.moe.group_topk}};
     if (s.model.mla.enabled())
       j["scenario"]["mla"] = {{"q_lora", s.model.mla.q_lora}, {"kv_lora", s.model.mla.kv_lora},
                               {"qk_nope", s.model.mla.qk_nope}, {"qk_rope", s.model.mla.qk_rope}, {"v", s.model.mla.v}};

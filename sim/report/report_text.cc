@@ -87,7 +87,10 @@ void Header(std::string& o, const Scenario& s) {
     const std::string clamp = m.glu_clamp > 0 ? fmt::format(" clamped at {:g}", m.glu_clamp) : "";
     const std::string mlp =
         m.moe.enabled()
-            ? fmt::format("{} experts of {} {}{} (top {}{}{})", m.moe.experts, act, m.moe.expert_ffn, clamp, m.moe.top_k,
+            ? fmt::format("{} experts of {} {}{} (top {}{}{}{})", m.moe.experts, act, m.moe.expert_ffn, clamp, m.moe.top_k,
+                          m.moe.group_limited()
+                              ? fmt::format(" from {} of {} groups", m.moe.group_topk, m.moe.groups)
+                              : "",
                           m.moe.shared_experts > 0 ? fmt::format(", {} shared of {}", m.moe.shared_experts, m.moe.shared_ffn) : "",
                           m.moe.dense_layers == 1 ? fmt::format(", the first layer dense {} {}", act, m.ffn)
                           : m.moe.dense_layers > 1 ? fmt::format(", the first {} layers dense {} {}", m.moe.dense_layers, act, m.ffn)

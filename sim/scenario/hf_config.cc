@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "sim/scenario/catalog.h"
+#include "sim/scenario/spec_parsers.h"
 
 namespace pf {
 namespace {
@@ -29,8 +30,8 @@ const std::vector<std::string> kQwen2Moe = {"Qwen2MoeForCausalLM"};
 const std::vector<std::string> kQwen3Moe = {"Qwen3MoeForCausalLM"};
 // DeepSeek-V2/V3: multi-head latent attention and DeepSeekMoE (shared
 // experts of moe_intermediate_size, the first first_k_dense_replace layers
-// dense of intermediate_size). V3's node-limited routing (n_group,
-// topk_group) and multi-token-prediction module are not modelled.
+// dense of intermediate_size), and the group-limited routing of n_group
+// and topk_group. V3's multi-token-prediction module is not modelled.
 const std::vector<std::string> kDeepseek = {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"};
 // GPT-OSS: Mixtral's fields (num_local_experts of intermediate_size) with a
 // head_dim of its own and layer_types alternating banded ("sliding_
@@ -98,6 +99,8 @@ void ParseHfDeepseek(const YamlView& c, ModelSpec& m) {
   x.shared_ffn = x.expert_ffn;
   x.dense_layers = c.Has("first_k_dense_replace")
                        ? static_cast<int>(c.Get("first_k_dense_replace").Int(0, m.layers - 1)) : 0;
+  if (c.Has("n_group") && c.Get("n_group").IsScalar() && c.Has("topk_group") && c.Get("topk_group").IsScalar())
+    ParseExpertGroups(c, "n_group", "topk_group", x);
   if (c.Has("moe_layer_freq") && c.Get("moe_layer_freq").Int(1, 1 << 14) != 1)
     c.Get("moe_layer_freq").Fail("is not 1: dense layers between the sparse ones are not modelled (accepted: 1)");
   MlaSpec& a = m.mla;

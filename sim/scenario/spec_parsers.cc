@@ -80,8 +80,24 @@ MlaSpec ParseMla(const YamlView& v) {
   return a;
 }
 
+void ParseExpertGroups(const YamlView& v, const std::string& groups_key, const std::string& topk_key, MoeSpec& x) {
+  const YamlView g = v.Get(groups_key), k = v.Get(topk_key);  // Get fails naming a missing key
+  x.groups = g.Int(1, x.experts);
+  if (x.experts % x.groups != 0)
+    g.Fail(std::to_string(x.groups) + " groups do not divide the " + std::to_string(x.experts) +
+           " experts (accepted: a divisor of " + std::to_string(x.experts) + ")");
+  x.group_topk = k.Int(1, x.groups);
+  const int reach = x.group_topk * (x.experts / x.groups);
+  if (x.top_k > reach)
+    k.Fail(std::to_string(x.group_topk) + " groups of " + std::to_string(x.experts / x.groups) + " experts hold " +
+           std::to_string(reach) + " experts, fewer than the " + std::to_string(x.top_k) +
+           " a token is routed to (accepted: at least " +
+           std::to_string((x.top_k + x.experts / x.groups - 1) / (x.experts / x.groups)) + ")");
+}
+
 MoeSpec ParseMoe(const YamlView& v, const ModelSpec& m) {
-  v.ExpectKeys({"experts", "top_k", "expert_ffn", "shared_experts", "shared_ffn", "dense_layers"});
+  v.ExpectKeys({"experts", "top_k", "expert_ffn", "shared_experts", "shared_ffn", "dense_layers", "groups",
+                "group_topk"});
   MoeSpec x;
   x.experts = v.Get("experts").Int(1, 1 << 12);
   x.top_k = v.Get("top_k").Int(1, 1 << 12);
@@ -92,6 +108,7 @@ MoeSpec ParseMoe(const YamlView& v, const ModelSpec& m) {
   x.shared_experts = v.Has("shared_experts") ? v.Get("shared_experts").Int(0, 1 << 8) : 0;
   x.shared_ffn = v.Has("shared_ffn") ? v.Get("shared_ffn").Int(1, 1 << 22) : x.expert_ffn;
   if (v.Has("dense_layers")) x.dense_layers = v.Get("dense_layers").Int(0, m.layers - 1);
+  if (v.Has("groups") || v.Has("group_topk")) ParseExpertGroups(v, "groups", "group_topk", x);
   if (m.bias) v.Fail("a mixture of experts with bias: true is not modelled (its experts have no biases); set bias: false");
   return x;
 }

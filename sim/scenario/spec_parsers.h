@@ -15,6 +15,11 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name);
 // (default: the model's ffn), shared_experts, shared_ffn (default:
 // expert_ffn).
 MoeSpec ParseMoe(const YamlView& v, const ModelSpec& m);
+// Group-limited routing into `x` (spec.h MoeSpec groups, group_topk) from
+// `v`'s keys `groups_key` and `topk_key`, both required: groups dividing
+// the experts, group_topk from 1 to groups, and enough experts in that
+// many groups for top_k.
+void ParseExpertGroups(const YamlView& v, const std::string& groups_key, const std::string& topk_key, MoeSpec& x);
 // A model's `mla:` mapping (spec.h MlaSpec): kv_lora, qk_nope, qk_rope, v,
 // and q_lora when the queries are compressed too.
 MlaSpec ParseMla(const YamlView& v);

@@ -65,7 +65,14 @@ struct MoeSpec {
   // The first layers keep a dense MLP of the model's ffn (DeepSeek's
   // first_k_dense_replace: 1 in V2-Lite, 3 in V3).
   int dense_layers = 0;
+  // Group-limited routing (DeepSeek-V2 Sec. 2.1.2 "device-limited", V3
+  // Sec. 2.1.2 "node-limited"): the experts form `groups` equal runs of
+  // consecutive experts and a token's top_k come from its best
+  // `group_topk` groups (Hugging Face n_group and topk_group; Megatron-Core
+  // moe_router_num_groups and moe_router_group_topk). 0: unlimited.
+  int groups = 0, group_topk = 0;
   bool enabled() const { return experts > 0; }
+  bool group_limited() const { return groups > 1 && group_topk > 0 && group_topk < groups; }
 };
 
 // Multi-head latent attention (DeepSeek-V2, Sec. 2.1): keys and values

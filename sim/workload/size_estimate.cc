@@ -81,8 +81,10 @@ SimulationSize EstimateSimulationSize(const Scenario& job) {
   const double moe_layers = s.model.moe.enabled() ? std::max(0.0, L - s.model.moe.dense_layers) : 0;
   const double pieces = p.ep_overlap ? std::max(1.0, std::ceil(moe_layers / (p.pp * V))) : 1;
   const double ep_joins = p.ep_overlap ? M * V : 0;
-  const double more_pieces = 2 * M * V * (pieces - 1);  // past each pass's first, each with an exchange
-  const double per_worker = segments * (1 + tp_tasks) + optimizer + ep_joins + more_pieces;
+  // Past each pass's first, each with an exchange and its share of the
+  // pass's TP collectives (stage_emitter.cc Collectives).
+  const double more_pieces = 2 * M * V * (pieces - 1);
+  const double per_worker = (segments + more_pieces) * (1 + tp_tasks) + optimizer + ep_joins;
   // ZeRO-3: three per layer and micro-batch in each shard group (HSDP:
   // dp / hsdp of them), and HSDP's all-reduce across the groups per layer
   // and shard rank (data_parallel.cc EmitZero3).

@@ -103,7 +103,20 @@ TEST(HostileWorkload, TooManyActivitiesInFlightStopTheRun) {
   Scenario s = Dgx(1);
   preflight::Workload w = Empty(s);
   for (int i = 0; i < 20000; ++i) AddCompute(w, i % 8, 1.0 + i % 7);
-  EXPECT_EQ(Refusal(s, w).rfind("workload keeps too many kernels and flows in flight at once (", 0), 0u);
+  const std::string why = Refusal(s, w);
+  EXPECT_EQ(why.rfind("workload keeps too many kernels and flows in flight at once (", 0), 0u);
+  EXPECT_NE(why.find("or accept a longer run with a larger --max-tasks"), std::string::npos) << why;
+}
+
+// The scans a run may make grow with the task budget the user accepts
+// (--max-tasks), never below the default's.
+TEST(HostileWorkload, TheInFlightBudgetGrowsWithMaxTasks) {
+  Scenario s = Dgx(1);
+  EXPECT_EQ(MaxInFlightScans(s), kMaxInFlightScans);
+  s.max_tasks = 1e7;
+  EXPECT_NEAR(MaxInFlightScans(s), kMaxInFlightScans * 1e7 / 3e6, 1);
+  s.max_tasks = 1e5;
+  EXPECT_EQ(MaxInFlightScans(s), kMaxInFlightScans);
 }
 
 TEST(Accounting, OverlappingComputeOnOneGpuCountsOnce) {

@@ -38,6 +38,9 @@ const std::map<std::string, double> kPublished = {
     // Mixtures of experts (the Hub's sizes, as above).
     {"mixtral-8x7b-v0.1", 46.7e9},    {"qwen3-30b-a3b", 30.5e9},      {"qwen3-235b-a22b", 235e9},
     {"qwen2-57b-a14b", 57.4e9},       {"deepseek-v2-lite", 15.7e9},
+    // DeepSeek-V3: its README ("671B total parameters with 37B activated
+    // for each token"; the main model, without the 14B MTP module).
+    {"deepseek-v3", 671e9},
     // GPT-OSS: its model card's Table 1 (arXiv 2508.10925; the Hub's size
     // counts the MXFP4 blocks as bytes).
     {"gpt-oss-120b", 116.83e9},       {"gpt-oss-20b", 20.91e9},
@@ -52,7 +55,7 @@ const std::map<std::string, double> kPublished = {
 // Table 1 does ("Unembedding parameters are counted towards active, but
 // not embeddings": 5.13B and 3.61B).
 const std::map<std::string, double> kPublishedActive = {
-    {"mixtral-8x7b-v0.1", 12.9e9}, {"qwen3-30b-a3b", 3.3e9}, {"qwen3-235b-a22b", 22e9}};
+    {"mixtral-8x7b-v0.1", 12.9e9}, {"qwen3-30b-a3b", 3.3e9}, {"qwen3-235b-a22b", 22e9}, {"deepseek-v3", 37e9}};
 const std::map<std::string, double> kPublishedActiveWithoutEmbedding = {
     {"deepseek-v2-lite", 2.4e9}, {"gpt-oss-120b", 5.13e9}, {"gpt-oss-20b", 3.61e9}};
 
@@ -121,6 +124,17 @@ TEST(HfConfig, MixtureOfExpertsFieldsMapToTheModel) {
   EXPECT_EQ(ds.moe.shared_ffn, 1408);
   EXPECT_EQ(ds.moe.dense_layers, 1);
   EXPECT_EQ(ds.ffn, 10944);
+  EXPECT_FALSE(ds.moe.group_limited());  // n_group 1, topk_group 1
+  // DeepSeek-V3: query compression, 3 dense layers, and its node-limited
+  // routing (n_group 8, topk_group 4).
+  const ModelSpec v3 = WithModel("deepseek-v3").model;
+  EXPECT_EQ(v3.mla.q_lora, 1536);
+  EXPECT_EQ(v3.moe.experts, 256);
+  EXPECT_EQ(v3.moe.shared_experts, 1);
+  EXPECT_EQ(v3.moe.dense_layers, 3);
+  EXPECT_EQ(v3.moe.groups, 8);
+  EXPECT_EQ(v3.moe.group_topk, 4);
+  EXPECT_TRUE(v3.moe.group_limited());
   // GPT-OSS: Mixtral's fields, a head_dim of its own (64 heads of 64 at
   // hidden 2880) and a 128-token window on the half of the layers that
   // layer_types calls "sliding_attention".
@@ -204,6 +218,24 @@ TEST(HfConfig, BadConfigsAreRefused) {
   const ModelSpec dense = WithModel(path).model;
   EXPECT_EQ(dense.window, 0);
   EXPECT_DOUBLE_EQ(dense.window_share, 1);
+  // DeepSeek's expert groups: a divisor of the experts, and enough of them
+  // for a token's experts.
+  const std::string ds = "{\n  \"architectures\": [\"DeepseekV3ForCausalLM\"],\n  \"hidden_size\": 1024,\n"
+                         "  \"num_hidden_layers\": 4,\n  \"num_attention_heads\": 8,\n  \"intermediate_size\": 4096,\n"
+                         "  \"vocab_size\": 32000,\n  \"max_position_embeddings\": 4096,\n  \"n_routed_experts\": 32,\n"
+                         "  \"num_experts_per_tok\": 8,\n  \"moe_intermediate_size\": 512,\n  \"kv_lora_rank\": 128,\n"
+                         "  \"qk_nope_head_dim\": 64,\n  \"qk_rope_head_dim\": 32,\n  \"v_head_dim\": 64,\n";
+  std::ofstream(path) << ds << "  \"n_group\": 3,\n  \"topk_group\": 1\n}\n";
+  const std::string groups = Refusal({"model={hf_config: " + path + "}", "training.method=full"});
+  EXPECT_NE(groups.find(path + ":16:14: n_group: 3 groups do not divide the 32 experts (accepted: a divisor of 32)"),
+            std::string::npos)
+      << groups;
+  std::ofstream(path) << ds << "  \"n_group\": 8,\n  \"topk_group\": 1\n}\n";
+  const std::string few = Refusal({"model={hf_config: " + path + "}", "training.method=full"});
+  EXPECT_NE(few.find(path + ":17:17: topk_group: 1 groups of 4 experts hold 4 experts, fewer than the 8 a token is "
+                            "routed to (accepted: at least 2)"),
+            std::string::npos)
+      << few;
   std::ofstream(path) << "{\n  \"architectures\": [\"GPT2LMHeadModel\"]\n}\n";
   const std::string arch = Refusal({"model={hf_config: " + path + "}"});
   EXPECT_NE(arch.find(path + ":2:21: architectures[0]: \"GPT2LMHeadModel\" is not a supported architecture"),

@@ -168,6 +168,40 @@ TEST(ExpertParallel, ImbalanceSlowsTheBusiestRanksExpertsAndItsAllToAll) {
   EXPECT_DOUBLE_EQ(CostOfStage(padded, 1).ep_bytes.value() / a.ep_bytes.value(), 1.25);
 }
 
+TEST(ExpertParallel, GroupLimitedRoutingBoundsTheNodesATokenReaches) {
+  // DeepSeek-V3: 256 experts in 8 groups, a token's 8 from its best 4; at
+  // EP64 over 8 nodes a group is a node. A node is missed when its group is
+  // not chosen (1/2), or is and none of the 8 (of the 4 groups' 128) lands
+  // on its 32: C(96,8)/C(128,8).
+  MoeSpec v3{256, 8, 2048, 1, 2048, 3};
+  double miss = 1;
+  for (int i = 0; i < 8; ++i) miss *= (96.0 - i) / (128 - i);
+  v3.groups = 8, v3.group_topk = 4;
+  EXPECT_NEAR(NodesPerToken(v3, 8), 8 * (1 - (0.5 + 0.5 * miss)), 1e-12);  // 3.63
+  MoeSpec free = v3;
+  free.groups = free.group_topk = 0;
+  EXPECT_GT(NodesPerToken(free, 8), 5.2);  // unlimited: 5.29
+  // 16 nodes, a group on two: a node is missed when its group is not
+  // chosen or none of the 8 lands on its 16 of the 128.
+  double miss16 = 1;
+  for (int i = 0; i < 8; ++i) miss16 *= (112.0 - i) / (128 - i);
+  EXPECT_NEAR(NodesPerToken(v3, 16), 16 * (1 - (0.5 + 0.5 * miss16)), 1e-12);
+  // Nodes a multiple of the groups: 8 experts in 2 groups over 4 nodes, top
+  // 2 from 1 group: its 2 nodes, both when the 2 of its 4 experts differ
+  // in node (4 of 6 pairs): 2 x 4/6 + 1 x 2/6 = 5/3.
+  MoeSpec small{8, 2, 512, 0, 0};
+  small.groups = 2, small.group_topk = 1;
+  EXPECT_NEAR(NodesPerToken(small, 4), 5.0 / 3, 1e-12);
+  // Groups and nodes that do not nest (3 nodes, 2 groups) keep the
+  // unlimited figure; so do groups all chosen.
+  MoeSpec odd{12, 2, 512, 0, 0};
+  const double unlimited = NodesPerToken(odd, 3);
+  odd.groups = 2, odd.group_topk = 1;
+  EXPECT_DOUBLE_EQ(NodesPerToken(odd, 3), unlimited);
+  odd.group_topk = 2;
+  EXPECT_FALSE(odd.group_limited());
+}
+
 TEST(ExpertParallel, DeepEpSendsATokenOncePerNodeAndFansItOutOverNvlink) {
   // Top 2 of 8 experts, 4 per node on 2 nodes: a token misses a node with
   // probability C(4,2)/C(8,2) = 6/28.
