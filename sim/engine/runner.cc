@@ -15,6 +15,7 @@
 #include "sim/collectives/nccl.h"
 #include "sim/collectives/flows.h"
 #include "sim/engine/group_paths.h"
+#include "sim/engine/nccl_share.h"
 #include "sim/engine/platform.h"
 #include "sim/engine/reductions.h"
 
@@ -89,8 +90,8 @@ class Runner {
       for (int i = 0; i < n_; ++i)
         if (twin_[i] < 0 && w.tasks(i).has_compute()) runs_on_[w.tasks(i).compute().gpu()] = true;
     }
-    shadow_.resize(p.gpus.size());
-    active_dp_.assign(p.gpus.size(), 0);
+    share_.emplace(s.calibration.nccl_compute_share, p.gpu_speed_flops, p.gpus.size(),
+                   [this](int g) { return Gpu(g); }, runs_on_);
   }
 
   TaskTimes Run() {
@@ -99,11 +100,23 @@ class Runner {
     for (int i = 0; i < n_; ++i)
       if (waiting_[i] == 0) roots.push_back(i);
     try {
-      if (s_.parallel.zero == 3 && s_.parallel.dp > 1 && !w_.zero3_zero_copy()) ResidentShadows();
+      // ZeRO-3 under PyTorch FSDP keeps NCCL and its buffer copies on every
+      // GPU through the whole step: each layer's all-gather is issued ahead
+      // of it and its reduce-scatter behind it, forward and backward, so the
+      // share applies to all of the step's compute, not only while the
+      // simulated flows run; not under Megatron-FSDP's zero-copy buffers,
+      // whose workload says so (model/stack.h NcclShareResident). The fit of
+      // nccl_compute_share (spec/calibration.h) rests on this. DeepSpeed's
+      // gathers run in series with the compute (model/stack.h
+      // Zero3GatherLookahead), so no gather shares its forward; the share is
+      // still applied, standing for the per-module hook and fetch costs that
+      // are not modelled otherwise: without it the seven DeepSpeed ZeRO-3
+      // rows' mean |error| goes from 11.8% to 13.2% and two leave their band.
+      if (s_.parallel.zero == 3 && s_.parallel.dp > 1 && !w_.zero3_zero_copy()) share_->Resident();
       for (int i : roots)
         if (!Start(i)) Finish(i);
       sg::Engine::get_instance()->run();
-      KeepActivities();  // the shadows stay in flight (suspended) after the step
+      KeepActivities();  // NCCL's shares stay in flight (suspended) after the step
     } catch (...) {
       KeepActivities();
       throw;
@@ -184,7 +197,7 @@ class Runner {
     return n;
   }
 
-  // A run stopped by an exception (and any run: its suspended shadows)
+  // A run stopped by an exception (and any run: its suspended shares)
   // leaves activities in flight, which
   // SimGrid frees at process exit after its models are gone (a crash in
   // the in-process mode): our references to them are kept for good, so
@@ -193,9 +206,7 @@ class Runner {
     static auto* kept = new std::vector<sg::ActivityPtr>();
     kept->insert(kept->end(), graveyard_.begin(), graveyard_.end());
     for (auto& [_, owned] : owner_) kept->push_back(owned.ref);
-    for (auto& e : shadow_)
-      if (e) kept->push_back(e);
-    kept->insert(kept->end(), parked_.begin(), parked_.end());
+    if (share_) share_->Keep(*kept);
   }
 
   // At most how many activities task `t` starts: one kernel or copy; a
@@ -304,7 +315,7 @@ class Runner {
     const bool shares_gpu = t.category() == preflight::DP_COMM || t.category() == preflight::CP_COMM ||
                             (t.category() == preflight::TP_COMM && s_.parallel.tp_overlap) ||
                             (t.category() == preflight::EP_COMM && s_.parallel.ep_overlap);
-    if (shares_gpu && pending_[i] > 0) Shadow(i, group);
+    if (shares_gpu && pending_[i] > 0) share_->Begin(i, group);
   }
 
   CollectivePlan Plan(int i, CollectiveKind kind, const std::vector<int>& group, Bytes size,
@@ -412,56 +423,6 @@ class Runner {
     }
   }
 
-  // While a data-parallel collective runs on a GPU, NCCL's kernels take a
-  // share of that GPU's throughput: one bounded background Exec per GPU,
-  // started when the first such collective there starts and suspended when
-  // the last ends, which SimGrid's max-min sharing takes from concurrent
-  // compute. Each activation starts a fresh Exec: in SimGrid 3.32 an Exec
-  // suspended again after a resume() keeps taking its share.
-  void Shadow(int task, const std::vector<int>& gpus) {
-    const double share = s_.calibration.nccl_compute_share;
-    if (share <= 0) return;
-    std::vector<int> used;
-    for (int g : gpus) {
-      if (!runs_on_.empty() && !runs_on_[g]) continue;  // a mirrored replica's GPU computes nothing here
-      used.push_back(g);
-      if (active_dp_[g]++ > 0) continue;
-      shadow_[g] = sg::Exec::init();
-      shadow_[g]->set_flops_amount(1e30);  // never finishes: suspended when idle
-      shadow_[g]->set_bound(share * p_.gpu_speed_flops);
-      shadow_[g]->set_host(Gpu(g));
-      shadow_[g]->start();
-    }
-    shadow_gpus_[task] = std::move(used);
-  }
-
-  // ZeRO-3 under PyTorch FSDP keeps NCCL and its buffer copies on every
-  // GPU through the whole step: each layer's all-gather is issued ahead of
-  // it and its reduce-scatter behind it, forward and backward, so the share
-  // applies to all of the step's compute, not only while the simulated
-  // flows run; not under Megatron-FSDP's zero-copy buffers, whose workload
-  // says so (model/stack.h NcclShareResident).
-  // The fit of nccl_compute_share (spec/calibration.h) rests on this.
-  // DeepSpeed's gathers run in series with the compute (model/stack.h
-  // Zero3GatherLookahead), so no gather shares its forward; the share is
-  // still applied, standing for the per-module hook and fetch costs that
-  // are not modelled otherwise: without it the seven DeepSpeed ZeRO-3 rows'
-  // mean |error| goes from 11.8% to 13.2% and two leave their band.
-  void ResidentShadows() {
-    const double share = s_.calibration.nccl_compute_share;
-    if (share <= 0) return;
-    for (size_t g = 0; g < shadow_.size(); ++g) {
-      if (!runs_on_.empty() && !runs_on_[g]) continue;
-      active_dp_[g] = 1;  // never reaches 0: never suspended
-      shadow_[g] = sg::Exec::init();
-      shadow_[g]->set_flops_amount(1e30);
-      shadow_[g]->set_bound(share * p_.gpu_speed_flops);
-      shadow_[g]->set_host(Gpu(g));
-      shadow_[g]->start();
-      resident_ = true;
-    }
-  }
-
   // Task i has ended: records it and starts each successor whose last
   // dependency it was. Successors with nothing to simulate end at once and
   // release theirs in turn, depth first in successor order, on an explicit
@@ -494,25 +455,14 @@ class Runner {
   }
 
   void End(int i) {
-    if (++ended_ == n_ && resident_)  // the step is over: so are the resident shadows
-      for (auto& e : shadow_)
-        if (e) e->suspend();
-    if (auto it = shadow_gpus_.find(i); it != shadow_gpus_.end()) {
-      for (int g : it->second)
-        if (--active_dp_[g] == 0) {
-          shadow_[g]->suspend();  // takes effect at once, as cancel alone does not
-          shadow_[g]->cancel();   // and leaves SimGrid's sharing (suspended Execs slow every solve)
-          parked_.push_back(std::move(shadow_[g]));  // referenced to the end, as SimGrid may still touch it
-        }
-      shadow_gpus_.erase(it);
-    }
+    share_->End(i, ++ended_ == n_);
     times_.end_s[i] = sg::Engine::get_clock();
     times_.makespan_s = std::max(times_.makespan_s, times_.end_s[i]);
   }
 
   void OnDone(sg::Activity const& a) {
     // Activities finished before this one are released now; this one stays
-    // referenced until its own callback has returned. A shadow cancelled
+    // referenced until its own callback has returned. A share cancelled
     // in End completes inside another activity's callback: it releases
     // nothing.
     auto it = owner_.find(const_cast<sg::Activity*>(&a));
@@ -548,12 +498,8 @@ class Runner {
   std::unordered_map<sg::Activity*, std::vector<Flow>> delayed_;  // flows to start when a delay ends
   std::unordered_map<sg::Activity*, int> delayed_io_;  // io tasks to start when their requests' wait ends
   std::vector<sg::ActivityPtr> graveyard_;
-  std::vector<sg::ExecPtr> shadow_;  // by GPU, while a DP collective runs there
-  std::vector<sg::ExecPtr> parked_;  // suspended shadows
-  bool resident_ = false;            // ResidentShadows started
-  int ended_ = 0;                    // tasks ended so far
-  std::vector<int> active_dp_;        // DP collectives running on each GPU
-  std::unordered_map<int, std::vector<int>> shadow_gpus_;
+  std::optional<NcclShare> share_;  // NCCL's share of the GPUs (nccl_share.h)
+  int ended_ = 0;                   // tasks ended so far
   bool all_lanes_ = true;
   bool one_flow_inside_nodes_ = false;
   std::vector<int> twin_;      // see reductions.h
