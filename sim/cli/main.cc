@@ -40,7 +40,7 @@ struct Options {
   std::string scenario_path, format = "text", emit_path, replay_path, trace_path;
   std::vector<std::string> overrides;
   bool force = false, fail_on_oom = false, verbose = false, no_intervals = false, no_alternative = false;
-  double max_tasks = pf::Scenario{}.max_tasks;
+  double max_tasks = pf::kDefaultMaxTasks;
 };
 
 // Says on stderr, before it starts, that a run will take long (not for a

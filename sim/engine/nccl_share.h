@@ -39,7 +39,7 @@ class NcclShare {
 
   const double share_, gpu_flops_;
   const std::function<simgrid::s4u::Host*(int)> gpu_;
-  const std::vector<bool>& runs_on_;
+  const std::vector<bool> runs_on_;
   std::vector<simgrid::s4u::ExecPtr> shadow_;  // by GPU, while a collective runs there
   std::vector<simgrid::s4u::ExecPtr> parked_;  // suspended ones
   std::vector<int> active_;                    // collectives running on each GPU

@@ -29,8 +29,9 @@ namespace {
 // time in proportion to the activities then in flight (10-100 ns each). A
 // run stops with std::invalid_argument when the sum of those counts over
 // its completions passes max(kMinOverlapBudget, kOverlapPerGpu x GPUs x the
-// workload's activities), capped at kMaxInFlightScans (engine.h; ~2.5 minutes at the
-// slowest rate measured, above the largest sum a bundled scenario needs). Measured sums: gpt3_175b_1024xA100 1.2e8 (2 s),
+// workload's activities), capped at MaxInFlightScans (engine.h: kMaxInFlightScans,
+// ~2.5 minutes at the slowest rate measured and above the largest sum a bundled
+// scenario needs, at the default --max-tasks; more above it). Measured sums: gpt3_175b_1024xA100 1.2e8 (2 s),
 // megatron_529p6b_2520xA100 8.6e8 (13 s), 1,024 GPUs in DP with
 // overlapped gradient buckets 8.1e8 of 2.5e9 (33 s), 16,384 GPUs in DP
 // 1.1e9 (133 s); 20,000 kernels started one after another while the
@@ -44,7 +45,7 @@ constexpr double kMaxFlowBytes = 1e18;
 constexpr double kMaxBandwidthInflation = 4;
 
 // `x` with two significant digits, as the refusals print counts.
-std::string Scans(double x) {
+std::string TwoDigits(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2g", x);
   return buf;
@@ -229,12 +230,14 @@ class Runner {
         "workload keeps too many kernels and flows in flight at once (" + std::to_string(owner_.size()) +
         " at " + std::to_string(sg::Engine::get_clock()) +
         " s simulated on " + std::to_string(gpus_) +
-        " GPUs, past " + Scans(overlap_budget_) + " scans of them in all; SimGrid slows down with the square "
+        " GPUs, past " + TwoDigits(overlap_budget_) + " scans of them in all; SimGrid slows down with the square "
         "of that): a --workload file should add dependencies between its tasks or merge them; a scenario this "
         "wide (collectives over thousands of GPUs overlapping its kernels) is past what one run simulates in "
         "minutes: simulate the same layout on fewer nodes (cluster.nodes) or fewer micro-batches "
-        "(training.global_batch), or accept a longer run with a larger --max-tasks (the scans allowed grow "
-        "with it)");
+        "(training.global_batch)" +
+        std::string(overlap_budget_ >= MaxInFlightScans(s_)
+                        ? ", or accept a longer run with a larger --max-tasks (the scans allowed grow with it)"
+                        : ""));
   }
 
   void Track(int task, sg::ActivityPtr a) {
@@ -515,7 +518,7 @@ class Runner {
 
 }  // namespace
 
-double MaxInFlightScans(const Scenario& s) { return kMaxInFlightScans * std::max(1.0, s.max_tasks / Scenario{}.max_tasks); }
+double MaxInFlightScans(const Scenario& s) { return kMaxInFlightScans * std::max(1.0, s.max_tasks / kDefaultMaxTasks); }
 
 TaskTimes RunOnSimGrid(const Scenario& s, const preflight::Workload& w) {
   int argc = 2;

@@ -273,7 +273,7 @@ Result Simulate(const Scenario& s, bool force, StepTrace* trace) {
 }
 
 // See simulate.h: five times the scans the engine allows one run
-// (engine.h kMaxInFlightScans).
+// (engine.h MaxInFlightScans, which grows with --max-tasks).
 bool PastInFlightLimit(const Scenario& s, const SimulationSize& size) {
   // The estimate's scans are within 2x on the bundled scenarios and up to
   // tp x high where TP lanes are simulated by lane 0 (size_estimate.cc).
@@ -287,7 +287,8 @@ void RefuseEndlessRun(const Scenario& s) {
   throw InputError({s.file}, "", fmt::format(
       "one step would keep about {:.2g} network flows and kernels in flight at each completion (about "
       "{:.2g} scans, past the {:.2g} one run makes in minutes; SimGrid slows down with the square of what is in "
-      "flight): simulate the same layout on fewer nodes (cluster.nodes){}",
+      "flight; --max-tasks raises the limit in proportion): simulate the same layout on fewer nodes "
+      "(cluster.nodes){}",
       size.scans / std::max(1.0, size.tasks), size.scans, MaxInFlightScans(s),
       s.parallel.cp > 1 ? " or a shorter sequence (each layer's K/V exchange over every CP group)" : ""));
 }

@@ -55,11 +55,20 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, b
     return width * 2 * (sb * h * replicated_share + OpCheckpointKeptMatmulOutputs(fwd) + sb * m.q_dim() / tp);
   }
   double replicated = 10 * sb * h * replicated_share;  // 2 norms' inputs, QKV and MLP inputs, 2 dropout masks
+  // Megatron-Core's output-discarding recompute (training_spec.h
+  // RecomputeModule) frees the norms' outputs (the QKV and MLP inputs), the
+  // routed experts' activation output and MLA's up-projected Q, K, V once
+  // used; its "mlp" keeps a dense MLP's input only.
+  if (t.recomputes(RecomputeModule::kLayernorm)) replicated -= 4 * sb * h * replicated_share;
   double up = m.ffn_kind == FfnKind::kSwiglu ? 2 * f : f;
   const double q = m.q_dim();
-  double sharded = 2 * sb * (q + 2 * kv_rank * tp)  // Q, K, V
-                   + 2 * sb * q                     // projection input
-                   + 2 * sb * up + 2 * sb * f;  // MLP-up output, activation output
+  const bool qkv_again = m.mla.enabled() && t.recomputes(RecomputeModule::kMlaUpProj);
+  const bool mlp_again = !m.moe.enabled() && t.recomputes(RecomputeModule::kMlp);
+  const double act_again =
+      m.moe.enabled() && t.recomputes(RecomputeModule::kMoeAct) ? m.moe.top_k * double(m.moe.expert_ffn) * t.expert_load() : 0;
+  double sharded = (qkv_again ? 0 : 2 * sb * (q + 2 * kv_rank * tp))  // Q, K, V
+                   + 2 * sb * q                                        // projection input
+                   + (mlp_again ? 0 : 2 * sb * up + 2 * sb * (f - act_again));  // MLP-up output, activation output
   // A mixture of experts keeps its experts' input: the routed copies of
   // the tokens, top_k x load per token (Megatron's permuted tokens), its
   // TP group's on each rank (expert_tp = tp) or its own (expert_tp = 1).
@@ -72,7 +81,9 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, b
   // (5 B a score); eager Hugging Face code the fp32 softmax output and its
   // cast back (4 + 2, or 4 alone at 4-byte scores; dropout at p = 0 keeps
   // nothing).
-  if (t.attention == Attention::kUnfused && t.recompute == Recompute::kNone) {
+  const bool scores_kept = t.recompute == Recompute::kNone ||
+                           (t.recompute == Recompute::kSelective && !t.recomputes(RecomputeModule::kCoreAttn));
+  if (t.attention == Attention::kUnfused && scores_kept) {
     const double e = ActivationBytes(t.precision);
     const double per_score = TraitsOf(t.stack).kernels == Kernels::kEager ? (e >= 4 ? 4.0 : 4.0 + e) : 5.0;
     scores = per_score * m.heads * s * s * b;

@@ -205,7 +205,16 @@ StepFlops TrainingStepFlops(const ModelSpec& m, const TrainingSpec& t) {
   }
   double recompute = 0;
   if (t.recompute == Recompute::kFull) recompute = (f.layer_matmul + f.layer_attention) * m.layers;
-  if (t.recompute == Recompute::kSelective) recompute = f.layer_attention * m.layers;
+  if (t.recompute == Recompute::kSelective) {  // the attention core, and the matmul FLOPs of the modules listed
+    if (t.recomputes(RecomputeModule::kCoreAttn)) recompute = f.layer_attention * m.layers;
+    const std::vector<Op> fwd = LayerOps(m, t, LayerShards(1), Pass::kForward, t.method != Method::kFull);
+    double all = 0, again = 0;
+    for (const Op& op : fwd)
+      if (op.kind == OpKind::kGemm && op.m > 0) all += op.flops.value();
+    for (const Op& op : SelectiveRecomputed(m, t, fwd))  // plain GEMMs (the attention core's are counted above)
+      if (op.kind == OpKind::kGemm && op.m > 0) again += op.flops.value();
+    recompute += all > 0 ? f.layer_matmul * m.layers * again / all : 0;
+  }
   if (t.recompute == Recompute::kSelectiveOp) {  // the matmul FLOPs of the ones it recomputes
     const std::vector<Op> fwd = LayerOps(m, t, LayerShards(1), Pass::kForward, t.method != Method::kFull);
     double all = 0, again = 0;
@@ -363,6 +372,35 @@ std::vector<Op> OpCheckpointRecomputed(const std::vector<Op>& fwd) {
   std::vector<Op> out;
   for (size_t i = 0; i < fwd.size(); ++i)
     if (!keep[i]) out.push_back(fwd[i]);
+  return out;
+}
+
+std::vector<Op> SelectiveRecomputed(const ModelSpec& m, const TrainingSpec& t, const std::vector<Op>& fwd) {
+  std::vector<Op> out;
+  if (t.recompute != Recompute::kSelective) return out;
+  auto in = [](const std::string& name, std::initializer_list<const char*> names) {
+    for (const char* n : names)
+      if (name == n) return true;
+    return false;
+  };
+  const bool dense = !m.moe.enabled();
+  // The routed experts' share of the activation kernel (moe.h MlpWidth).
+  const double routed = dense ? 0 : m.moe.top_k * double(m.moe.expert_ffn) * t.expert_load() / MlpWidth(m, t);
+  for (const Op& op : fwd) {
+    const bool activation = in(op.name, {"swiglu", "gelu", "glu_clamp"});
+    if ((t.recomputes(RecomputeModule::kCoreAttn) &&
+         (op.kind == OpKind::kAttention || in(op.name, {"attn_scores", "attn_values", "softmax_dropout"}))) ||
+        (t.recomputes(RecomputeModule::kLayernorm) && in(op.name, {"norm1", "norm2"})) ||
+        (t.recomputes(RecomputeModule::kMlaUpProj) && m.mla.enabled() && in(op.name, {"q_up", "kv_up", "rope"})) ||
+        (t.recomputes(RecomputeModule::kMlp) && dense && (activation || in(op.name, {"mlp_up", "mlp_down"})))) {
+      out.push_back(op);
+    } else if (t.recomputes(RecomputeModule::kMoeAct) && !dense && activation) {
+      Op share = op;
+      share.flops = Flops(op.flops.value() * routed);
+      share.bytes = Bytes(op.bytes.value() * routed);
+      out.push_back(share);
+    }
+  }
   return out;
 }
 

@@ -128,6 +128,14 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards 
 // plain GEMM is a kGemm op with a shape (unfused attention's batched
 // matmuls are not aten.mm).
 std::vector<Op> OpCheckpointRecomputed(const std::vector<Op>& fwd);
+// Megatron-Core's selective recompute (recompute selective, with
+// training.recompute_modules; training_spec.h RecomputeModule): the ops of
+// one block's forward `fwd` (LayerOps of `m`, a dense block for a dense
+// layer) that run again in its backward: the attention core; the norms;
+// MLA's up-projections and RoPE; a dense MLP's GEMMs and activation; the
+// routed experts' share of the activation (scaled by their share of the
+// MLP's width).
+std::vector<Op> SelectiveRecomputed(const ModelSpec& m, const TrainingSpec& t, const std::vector<Op>& fwd);
 // The output elements of the matmuls that policy keeps.
 double OpCheckpointKeptMatmulOutputs(const std::vector<Op>& fwd);
 // The embedding lookup (first stage) and logits + loss (last stage).

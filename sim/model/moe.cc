@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace pf {
 
@@ -116,21 +117,49 @@ void PermuteOps(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p,
 namespace {
 
 // C(n - c, k) / C(n, k): the chance that k of n experts drawn without
-// replacement miss c given ones.
+// replacement miss c given ones (0 when fewer than k are left).
 double Misses(double n, double c, int k) {
   double p = 1;
-  for (int i = 0; i < k; ++i) p *= std::max(0.0, n - c - i) / (n - i);
+  for (int i = 0; i < k; ++i) p *= n - i > 0 ? std::max(0.0, n - c - i) / (n - i) : 0.0;
   return p;
 }
 
-// The hypergeometric chance that j of the `have` groups of `total` are
-// among `drawn` drawn.
-double Drawn(int total, int have, int drawn, int j) {
-  auto choose = [](int n, int r) {
-    if (r < 0 || r > n) return 0.0;
-    return std::exp(std::lgamma(n + 1.0) - std::lgamma(r + 1.0) - std::lgamma(n - r + 1.0));
-  };
-  return choose(have, j) * choose(total - have, drawn - j) / choose(total, drawn);
+double Choose(int n, int r) {
+  if (r < 0 || r > n) return 0;
+  return std::exp(std::lgamma(n + 1.0) - std::lgamma(r + 1.0) - std::lgamma(n - r + 1.0));
+}
+
+// The chance that a token's experts miss node `node` of `nodes` under
+// group-limited routing: the node overlaps `whole` groups entirely and up
+// to two others in part (the groups and the nodes' experts are both runs
+// of consecutive experts); over how many of each the token's group_topk
+// groups include, its k experts come from their pool and miss the node's
+// share of it.
+double MissesNode(const MoeSpec& x, int nodes, int node) {
+  const double E = x.experts, per_group = E / x.groups, per_node = E / nodes;
+  const double lo = node * per_node, hi = lo + per_node;
+  int whole = 0;
+  std::vector<double> part;  // the node's experts in each group it shares
+  for (int g = static_cast<int>(lo / per_group); g < x.groups && g * per_group < hi; ++g) {
+    const double in = std::min(hi, (g + 1) * per_group) - std::max(lo, g * per_group);
+    if (in >= per_group) ++whole;
+    else if (in > 0) part.push_back(in);
+  }
+  const int touching = whole + static_cast<int>(part.size());
+  const double pool = x.group_topk * per_group;
+  double miss = 0;
+  for (unsigned mask = 0; mask < (1u << part.size()); ++mask) {
+    double share = 0;
+    int chosen = 0;
+    for (size_t i = 0; i < part.size(); ++i)
+      if (mask & (1u << i)) share += part[i], ++chosen;
+    for (int j = 0; j <= whole; ++j) {
+      const double p = Choose(whole, j) * Choose(x.groups - touching, x.group_topk - j - chosen) /
+                       Choose(x.groups, x.group_topk);
+      if (p > 0) miss += p * Misses(pool, share + j * per_group, x.top_k);
+    }
+  }
+  return miss;
 }
 
 }  // namespace
@@ -138,18 +167,11 @@ double Drawn(int total, int have, int drawn, int j) {
 double NodesPerToken(const MoeSpec& x, int nodes) {
   if (nodes <= 1) return 1;
   const double E = x.experts;
-  const int G = x.groups;
-  const bool nested = G > 0 && (G % nodes == 0 || nodes % G == 0);
-  if (!x.group_limited() || !nested) return nodes * (1 - Misses(E, E / nodes, x.top_k));
-  // A node holds `have` whole groups (G a multiple of nodes) or a share of
-  // one (nodes a multiple of G), `per` experts of each; the token's k
-  // experts come from its group_topk groups' pool.
-  const int have = G >= nodes ? G / nodes : 1;
-  const double per = std::min(E / G, E / nodes), pool = x.group_topk * E / G;
-  double none_here = 0;
-  for (int j = 0; j <= std::min(have, x.group_topk); ++j)
-    none_here += Drawn(G, have, x.group_topk, j) * Misses(pool, j * per, x.top_k);
-  return nodes * (1 - none_here);
+  if (!x.group_limited() || x.top_k > x.group_topk * (E / x.groups))
+    return nodes * (1 - Misses(E, E / nodes, x.top_k));
+  double reached = 0;
+  for (int n = 0; n < nodes; ++n) reached += 1 - MissesNode(x, nodes, n);
+  return reached;
 }
 
 Bytes DispatchBytes(const ModelSpec& m, const TrainingSpec& t, const ParallelSpec& p) {

@@ -63,6 +63,12 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                             {"useful_tokens_per_sequence", s.training.useful_tokens_per_sequence()},
                             {"gradient_bytes", GradientBytes(s.training)},
                             {"launch_blocking", s.training.launch_blocking}};
+  // The recompute mode and, under selective, what it repeats (Megatron-Core's
+  // modules; training_spec.h RecomputeModule).
+  json modules = json::array();
+  for (const auto& [module, name] : NamesOf(RecomputeModule{}))
+    if (s.training.recomputes(module)) modules.push_back(name);
+  j["scenario"]["recompute"] = {{"mode", ToString(s.training.recompute)}, {"modules", modules}};
   j["scenario"]["storage"] = json::array();
   for (const StorageTier& t : s.cluster.storage)
     j["scenario"]["storage"].push_back({{"name", t.name}, {"kind", ToString(t.kind)}, {"servers", t.servers},

@@ -15,6 +15,17 @@
 namespace pf {
 namespace {
 
+// "selective", with Megatron-Core's modules when they are given:
+// "selective (layernorm, moe_act)".
+std::string RecomputeText(const TrainingSpec& t) {
+  std::string out = ToString(t.recompute);
+  if (!t.recompute_modules_apply() || !t.recompute_modules_given) return out;
+  std::string names;
+  for (const auto& [module, name] : NamesOf(RecomputeModule{}))
+    if (t.recompute_modules & Bit(module)) names += (names.empty() ? "" : ", ") + std::string(name);
+  return out + " (" + names + ")";
+}
+
 // What the training stack does to the step (model/stack.h), and how much of
 // each sequence is padding.
 const char* LossName(Loss loss) {
@@ -169,7 +180,7 @@ void Header(std::string& o, const Scenario& s) {
   else
     o += fmt::format("  training   {} {}, sequence {}, micro-batch {} x {} per step x DP {} = global batch {}, recompute {}, {} attention{}\n",
                      ToString(t.method), ToString(t.precision), t.seq_len, t.micro_batch,
-                     t.micro_batches_per_step(p.dp), p.dp, t.global_batch, ToString(t.recompute),
+                     t.micro_batches_per_step(p.dp), p.dp, t.global_batch, RecomputeText(t),
                      t.attends_per_sample()
                          ? fmt::format("{} per-sample (samples of {} tokens)", ToString(t.attention), t.attention_span())
                          : std::string(ToString(t.attention)),

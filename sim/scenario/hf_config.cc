@@ -99,8 +99,12 @@ void ParseHfDeepseek(const YamlView& c, ModelSpec& m) {
   x.shared_ffn = x.expert_ffn;
   x.dense_layers = c.Has("first_k_dense_replace")
                        ? static_cast<int>(c.Get("first_k_dense_replace").Int(0, m.layers - 1)) : 0;
-  if (c.Has("n_group") && c.Get("n_group").IsScalar() && c.Has("topk_group") && c.Get("topk_group").IsScalar())
-    ParseExpertGroups(c, "n_group", "topk_group", x);
+  // Group-limited routing, unless the config's router ignores the groups
+  // (transformers' DeepSeek-V2 "greedy" top-k; V2-Lite's n_group is 1
+  // anyway). Either key given asks for both.
+  auto given = [&](const char* key) { return c.Has(key) && c.Get(key).IsScalar(); };
+  const bool greedy = given("topk_method") && c.Get("topk_method").Str() == "greedy";
+  if (!greedy && (given("n_group") || given("topk_group"))) ParseExpertGroups(c, "n_group", "topk_group", x);
   if (c.Has("moe_layer_freq") && c.Get("moe_layer_freq").Int(1, 1 << 14) != 1)
     c.Get("moe_layer_freq").Fail("is not 1: dense layers between the sparse ones are not modelled (accepted: 1)");
   MlaSpec& a = m.mla;

@@ -175,7 +175,7 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   v.ExpectKeys({"method", "precision", "seq_len", "micro_batch", "global_batch", "recompute",
                 "attention", "tokens", "images", "epochs", "lora_rank", "lora_targets", "stack", "packing", "sample_len",
                 "padding", "sample_len_cv", "per_sample_attention", "capacity_factor", "expert_imbalance", "grad_reduce",
-                "launch_blocking"});
+                "launch_blocking", "recompute_modules"});
   if (vision) {
     for (const char* key : {"seq_len", "tokens", "attention", "lora_rank", "lora_targets", "packing", "sample_len",
                             "padding", "sample_len_cv", "per_sample_attention"})
@@ -193,6 +193,17 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   t.micro_batch = v.Get("micro_batch").Int(1, 1 << 16);
   t.global_batch = v.Get("global_batch").Int(1, 1 << 24);
   if (v.Has("recompute")) t.recompute = v.Get("recompute").Enum<Recompute>();
+  if (v.Has("recompute_modules")) {
+    const YamlView modules = v.Get("recompute_modules");
+    std::string names;
+    for (const std::string& name : Spellings<RecomputeModule>()) names += (names.empty() ? "" : ", ") + name;
+    if (modules.IsScalar()) modules.Fail("\"" + modules.Str() + "\" is not a list; give a list of " + names);
+    t.recompute_modules = 0;
+    for (const YamlView& item : modules.Items(NamesOf(RecomputeModule{}).size()))
+      t.recompute_modules |= Bit(item.Enum<RecomputeModule>());
+    if (t.recompute_modules == 0) modules.Fail("is empty; give a list of " + names);
+    t.recompute_modules_given = true;
+  }
   if (v.Has("attention")) {
     t.attention = v.Get("attention").Enum<Attention>();
     t.attention_given = true;

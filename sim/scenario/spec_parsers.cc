@@ -87,12 +87,11 @@ void ParseExpertGroups(const YamlView& v, const std::string& groups_key, const s
     g.Fail(std::to_string(x.groups) + " groups do not divide the " + std::to_string(x.experts) +
            " experts (accepted: a divisor of " + std::to_string(x.experts) + ")");
   x.group_topk = k.Int(1, x.groups);
-  const int reach = x.group_topk * (x.experts / x.groups);
+  const int per = x.experts / x.groups, reach = x.group_topk * per;
   if (x.top_k > reach)
-    k.Fail(std::to_string(x.group_topk) + " groups of " + std::to_string(x.experts / x.groups) + " experts hold " +
-           std::to_string(reach) + " experts, fewer than the " + std::to_string(x.top_k) +
-           " a token is routed to (accepted: at least " +
-           std::to_string((x.top_k + x.experts / x.groups - 1) / (x.experts / x.groups)) + ")");
+    k.Fail(std::to_string(x.group_topk) + " of " + std::to_string(x.groups) + " groups of " + std::to_string(per) +
+           " experts each hold " + std::to_string(reach) + ", fewer than the " + std::to_string(x.top_k) +
+           " experts a token is routed to (accepted: at least " + std::to_string((x.top_k + per - 1) / per) + ")");
 }
 
 MoeSpec ParseMoe(const YamlView& v, const ModelSpec& m) {

@@ -89,6 +89,15 @@ const NameTable<Attention>& NamesOf(Attention) {
                                          {Attention::kUnfused, "unfused"}};
   return t;
 }
+const NameTable<RecomputeModule>& NamesOf(RecomputeModule) {
+  static const NameTable<RecomputeModule> t = {{RecomputeModule::kCoreAttn, "core_attn"},
+                                               {RecomputeModule::kLayernorm, "layernorm"},
+                                               {RecomputeModule::kMoeAct, "moe_act"},
+                                               {RecomputeModule::kMlaUpProj, "mla_up_proj"},
+                                               {RecomputeModule::kMlp, "mlp"}};
+  return t;
+}
+
 const NameTable<LoraTarget>& NamesOf(LoraTarget) {
   static const NameTable<LoraTarget> t = {
       {LoraTarget::kQ, "q"},       {LoraTarget::kK, "k"},   {LoraTarget::kV, "v"},      {LoraTarget::kO, "o"},

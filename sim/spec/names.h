@@ -29,6 +29,7 @@ const NameTable<Attention>& NamesOf(Attention);
 const NameTable<Stack>& NamesOf(Stack);
 const NameTable<Padding>& NamesOf(Padding);
 const NameTable<LoraTarget>& NamesOf(LoraTarget);
+const NameTable<RecomputeModule>& NamesOf(RecomputeModule);
 const NameTable<DataFormat>& NamesOf(DataFormat);
 const NameTable<Offload>& NamesOf(Offload);
 const NameTable<Dispatcher>& NamesOf(Dispatcher);

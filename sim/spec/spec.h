@@ -379,6 +379,10 @@ struct JobSpec {
   int eval_batches = 0;            // global batches of forward passes per evaluation
 };
 
+// The task budget BuildWorkload keeps to unless --max-tasks says otherwise
+// (Scenario::max_tasks).
+inline constexpr double kDefaultMaxTasks = 3e6;
+
 struct Scenario {
   std::string name;
   std::string file;
@@ -395,7 +399,7 @@ struct Scenario {
   // Largest task graph BuildWorkload builds (sim/workload/size_estimate.h):
   // about 1.5 GB and a minute on a 2-core machine. Not from YAML; the
   // command line's --max-tasks sets it.
-  double max_tasks = 3e6;
+  double max_tasks = kDefaultMaxTasks;
   // Compute prediction intervals (job/intervals.h): four more simulations
   // of the step. Not from YAML; `simulate` sets it (--no-intervals clears
   // it), sweeps and plans leave it off.

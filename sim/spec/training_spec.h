@@ -19,6 +19,13 @@ enum class Precision { kBf16, kFp16, kFp8, kTf32, kFp32 };
 // attention core); selective_op (torchtitan's op-level policy,
 // model_math.h OpCheckpointRecomputed); full (the whole block).
 enum class Recompute { kNone, kSelective, kSelectiveOp, kFull };
+// What selective recompute repeats under Megatron-Core (--recompute-modules
+// with --recompute-granularity selective; TransformerConfig
+// recompute_modules, default ["core_attn"]): the attention core; the two
+// norms, the routed experts' activation and MLA's up-projections with RoPE,
+// which Megatron-Core checkpoints without their outputs (freed once used,
+// recomputed for the backward); and a dense layer's MLP.
+enum class RecomputeModule { kCoreAttn, kLayernorm, kMoeAct, kMlaUpProj, kMlp };
 // The attention kernel: FlashAttention-2 (the flash-attn 2 package,
 // PyTorch SDPA's flash backend), cuDNN's fused attention (Transformer
 // Engine's choice on Hopper and later), FlashAttention-3 (Hopper only), or
@@ -38,6 +45,7 @@ enum class Padding { kMaxLength, kLongest };
 enum class LoraTarget { kQ, kK, kV, kO, kGate, kUp, kDown };
 constexpr unsigned kAllLoraTargets = 0x7f;
 constexpr unsigned Bit(LoraTarget t) { return 1u << static_cast<unsigned>(t); }
+constexpr unsigned Bit(RecomputeModule m) { return 1u << static_cast<unsigned>(m); }
 
 struct TrainingSpec {
   Method method = Method::kFull;
@@ -46,6 +54,19 @@ struct TrainingSpec {
   int micro_batch = 0;
   int global_batch = 0;  // sequences per optimizer step
   Recompute recompute = Recompute::kNone;
+  // Under recompute selective on Megatron-Core (stack megatron or nemo):
+  // the modules repeated, a bit per RecomputeModule (its default: the
+  // attention core, which is what selective means on any other stack).
+  unsigned recompute_modules = Bit(RecomputeModule::kCoreAttn);
+  bool recompute_modules_given = false;  // false: the default, not printed
+  bool recompute_modules_apply() const {
+    return recompute == Recompute::kSelective && (stack == Stack::kMegatron || stack == Stack::kNemo);
+  }
+  bool recomputes(RecomputeModule x) const {
+    if (recompute != Recompute::kSelective) return false;
+    const unsigned modules = recompute_modules_apply() ? recompute_modules : Bit(RecomputeModule::kCoreAttn);
+    return (modules & Bit(x)) != 0;
+  }
   Attention attention = Attention::kFlash;
   bool attention_given = false;  // false: the stack's kernel (DefaultAttention)
   double job_tokens = 0;  // tokens the whole job trains on (YAML: tokens)

@@ -98,6 +98,34 @@ std::optional<SpecError> CheckLaunchBlocking(const Scenario& s, int dp) {
                        "0 or 1, no param_gather_overlap, tp_overlap, cp or offload)"};
 }
 
+namespace {
+
+// Megatron-Core's --recompute-modules, which apply (as there) under
+// selective recompute only, and only on its stacks, so that a sweep or a
+// plan may vary training.recompute or the stack around them: each module
+// one the model has (transformer_config.py refuses mla_up_proj without MLA
+// and moe_act without experts).
+std::optional<SpecError> CheckRecomputeModules(const Scenario& s) {
+  const TrainingSpec& t = s.training;
+  const ModelSpec& m = s.model;
+  if (!t.recompute_modules_given || !t.recompute_modules_apply()) return {};
+  const std::string key = "training.recompute_modules";
+  if (t.recomputes(RecomputeModule::kMlaUpProj) && !m.mla.enabled())
+    return SpecError{key, "lists mla_up_proj, but " + m.name +
+                              " has no multi-head latent attention; accepted: core_attn, layernorm, mlp" +
+                              (m.moe.enabled() ? ", moe_act" : "")};
+  if (t.recomputes(RecomputeModule::kMoeAct) && !m.moe.enabled())
+    return SpecError{key, "lists moe_act, but " + m.name + " has no experts; accepted: core_attn, layernorm, mlp" +
+                              std::string(m.mla.enabled() ? ", mla_up_proj" : "")};
+  if (t.recomputes(RecomputeModule::kMlp) && m.moe.enabled() && m.moe.dense_layers == 0)
+    return SpecError{key, "lists mlp (a dense layer's MLP), but every layer of " + m.name +
+                              " is a mixture of experts; accepted: core_attn, layernorm, moe_act" +
+                              std::string(m.mla.enabled() ? ", mla_up_proj" : "")};
+  return {};
+}
+
+}  // namespace
+
 // What each training stack can run (model/stack.h): the Hugging Face
 // Trainer (and LLaMA-Factory on it) and Unsloth split no layers, so they
 // train data-parallel only, under DeepSpeed ZeRO or FSDP; open-source
@@ -122,7 +150,7 @@ std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
                                                std::string(ToString(t.stack)) +
                                                "\", which has no such policy; accepted here: none, selective, full, "
                                                "or stack fsdp"};
-  return {};
+  return CheckRecomputeModules(s);
 }
 
 }  // namespace pf

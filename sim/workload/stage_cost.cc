@@ -35,20 +35,14 @@ Work Measure(const std::vector<Op>& ops, const Scenario& s, Pass pass = Pass::kF
 }
 
 // One layer's backward, with the forward work recompute repeats in it:
-// the whole layer (full), the attention core (selective) or what
-// torchtitan's op-level policy does not keep (selective_op).
+// the whole layer (full), the attention core and the modules listed
+// (selective: model_math.h SelectiveRecomputed) or what torchtitan's
+// op-level policy does not keep (selective_op).
 Work LayerBackward(const Scenario& s, const ModelSpec& m, const std::vector<Op>& fwd_ops, Work fwd, bool frozen) {
   const TrainingSpec& t = s.training;
   Work bwd = Measure(LayerOps(m, t, ShardsOf(s.parallel), Pass::kBackward, frozen), s, Pass::kBackward);
   if (t.recompute == Recompute::kFull) return bwd + fwd;
-  if (t.recompute == Recompute::kSelective) {
-    std::vector<Op> attention;
-    for (const Op& op : fwd_ops)
-      if (op.kind == OpKind::kAttention || op.name == "attn_scores" ||
-          op.name == "attn_values" || op.name == "softmax_dropout")
-        attention.push_back(op);
-    return bwd + Measure(attention, s);
-  }
+  if (t.recompute == Recompute::kSelective) return bwd + Measure(SelectiveRecomputed(m, t, fwd_ops), s);
   if (t.recompute == Recompute::kSelectiveOp) return bwd + Measure(OpCheckpointRecomputed(fwd_ops), s);
   return bwd;
 }
@@ -75,6 +69,9 @@ void TensorParallelCounts(const Scenario& s, bool first, bool last, StageCost& c
   int again = 0;
   if (s.training.recompute == Recompute::kFull) again = per_stage;
   if (s.training.recompute == Recompute::kSelectiveOp) again = s.parallel.sp ? (per_stage + 1) / 2 : per_stage;
+  // Megatron-Core's "mlp" module repeats each dense MLP's forward, its
+  // collective (or all-gather and reduce-scatter pair) included.
+  if (s.training.recomputes(RecomputeModule::kMlp)) again += moe.enabled() ? c.dense_layers : c.layers;
   c.tp_bwd = per_stage + again + (last ? 1 : 0);
 }
 

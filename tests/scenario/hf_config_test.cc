@@ -39,7 +39,9 @@ const std::map<std::string, double> kPublished = {
     {"mixtral-8x7b-v0.1", 46.7e9},    {"qwen3-30b-a3b", 30.5e9},      {"qwen3-235b-a22b", 235e9},
     {"qwen2-57b-a14b", 57.4e9},       {"deepseek-v2-lite", 15.7e9},
     // DeepSeek-V3: its README ("671B total parameters with 37B activated
-    // for each token"; the main model, without the 14B MTP module).
+    // for each token"; the main model, without the multi-token-prediction
+    // module: 14B on the Hub, 11.5B of its own beside the shared embedding
+    // and head, README_WEIGHTS.md).
     {"deepseek-v3", 671e9},
     // GPT-OSS: its model card's Table 1 (arXiv 2508.10925; the Hub's size
     // counts the MXFP4 blocks as bytes).
@@ -230,10 +232,15 @@ TEST(HfConfig, BadConfigsAreRefused) {
   EXPECT_NE(groups.find(path + ":16:14: n_group: 3 groups do not divide the 32 experts (accepted: a divisor of 32)"),
             std::string::npos)
       << groups;
+  std::ofstream(path) << ds << "  \"n_group\": 8,\n  \"topk_group\": null\n}\n";
+  const std::string half = Refusal({"model={hf_config: " + path + "}", "training.method=full"});
+  EXPECT_NE(half.find(path + ":17:17: topk_group:"), std::string::npos) << half;
+  std::ofstream(path) << ds << "  \"n_group\": 8,\n  \"topk_group\": 2,\n  \"topk_method\": \"greedy\"\n}\n";
+  EXPECT_FALSE(WithModel(path).model.moe.group_limited());  // transformers' greedy top-k ignores the groups
   std::ofstream(path) << ds << "  \"n_group\": 8,\n  \"topk_group\": 1\n}\n";
   const std::string few = Refusal({"model={hf_config: " + path + "}", "training.method=full"});
-  EXPECT_NE(few.find(path + ":17:17: topk_group: 1 groups of 4 experts hold 4 experts, fewer than the 8 a token is "
-                            "routed to (accepted: at least 2)"),
+  EXPECT_NE(few.find(path + ":17:17: topk_group: 1 of 8 groups of 4 experts each hold 4, fewer than the 8 experts a "
+                            "token is routed to (accepted: at least 2)"),
             std::string::npos)
       << few;
   std::ofstream(path) << "{\n  \"architectures\": [\"GPT2LMHeadModel\"]\n}\n";

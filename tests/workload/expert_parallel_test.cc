@@ -180,7 +180,9 @@ TEST(ExpertParallel, GroupLimitedRoutingBoundsTheNodesATokenReaches) {
   EXPECT_NEAR(NodesPerToken(v3, 8), 8 * (1 - (0.5 + 0.5 * miss)), 1e-12);  // 3.63
   MoeSpec free = v3;
   free.groups = free.group_topk = 0;
-  EXPECT_GT(NodesPerToken(free, 8), 5.2);  // unlimited: 5.29
+  double miss_free = 1;
+  for (int i = 0; i < 8; ++i) miss_free *= (224.0 - i) / (256 - i);
+  EXPECT_NEAR(NodesPerToken(free, 8), 8 * (1 - miss_free), 1e-12);  // unlimited: 5.29
   // 16 nodes, a group on two: a node is missed when its group is not
   // chosen or none of the 8 lands on its 16 of the 128.
   double miss16 = 1;
@@ -192,14 +194,24 @@ TEST(ExpertParallel, GroupLimitedRoutingBoundsTheNodesATokenReaches) {
   MoeSpec small{8, 2, 512, 0, 0};
   small.groups = 2, small.group_topk = 1;
   EXPECT_NEAR(NodesPerToken(small, 4), 5.0 / 3, 1e-12);
-  // Groups and nodes that do not nest (3 nodes, 2 groups) keep the
-  // unlimited figure; so do groups all chosen.
+  // Groups and nodes that do not nest, against an exact enumeration of the
+  // token's group choices (each node's share of their experts): 12 experts
+  // in 2 groups over 3 nodes, top 2 from 1; DeepSeek-V2's 160 experts in 8
+  // groups, top 6 from 3, over 5 nodes; 24 in 6 groups, top 4 from 2, over 4.
   MoeSpec odd{12, 2, 512, 0, 0};
   const double unlimited = NodesPerToken(odd, 3);
   odd.groups = 2, odd.group_topk = 1;
-  EXPECT_DOUBLE_EQ(NodesPerToken(odd, 3), unlimited);
+  EXPECT_NEAR(NodesPerToken(odd, 3), 1.5333333333333332, 1e-12);
+  MoeSpec v2{160, 6, 1536, 2, 1536};
+  v2.groups = 8, v2.group_topk = 3;
+  EXPECT_NEAR(NodesPerToken(v2, 5), 2.862632131955354, 1e-12);
+  MoeSpec six{24, 4, 512, 0, 0};
+  six.groups = 6, six.group_topk = 2;
+  EXPECT_NEAR(NodesPerToken(six, 4), 2.156190476190476, 1e-12);
+  // Every group chosen is no limit.
   odd.group_topk = 2;
   EXPECT_FALSE(odd.group_limited());
+  EXPECT_DOUBLE_EQ(NodesPerToken(odd, 3), unlimited);
 }
 
 TEST(ExpertParallel, DeepEpSendsATokenOncePerNodeAndFansItOutOverNvlink) {
