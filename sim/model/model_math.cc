@@ -391,7 +391,10 @@ std::vector<Op> SelectiveRecomputed(const ModelSpec& m, const TrainingSpec& t, c
     if ((t.recomputes(RecomputeModule::kCoreAttn) &&
          (op.kind == OpKind::kAttention || in(op.name, {"attn_scores", "attn_values", "softmax_dropout"}))) ||
         (t.recomputes(RecomputeModule::kLayernorm) && in(op.name, {"norm1", "norm2"})) ||
-        (t.recomputes(RecomputeModule::kMlaUpProj) && m.mla.enabled() && in(op.name, {"q_up", "kv_up", "rope"})) ||
+        // MLA's up-projections and RoPE; without a query latent the query's
+        // projection is among them (Megatron-Core's qkv_up_proj_and_rope_apply).
+        (t.recomputes(RecomputeModule::kMlaUpProj) && m.mla.enabled() &&
+         (in(op.name, {"q_up", "kv_up", "rope"}) || (m.mla.q_lora == 0 && op.name == "q_proj"))) ||
         (t.recomputes(RecomputeModule::kMlp) && dense && (activation || in(op.name, {"mlp_up", "mlp_down"})))) {
       out.push_back(op);
     } else if (t.recomputes(RecomputeModule::kMoeAct) && !dense && activation) {

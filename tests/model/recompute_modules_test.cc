@@ -76,6 +76,14 @@ TEST(RecomputeModules, ExpertActivationAndMlaUpProjection) {
   const double qkv = LayerActivationBytes(m, Selective(kCore | Bit(RecomputeModule::kMlaUpProj)), 1, false, 1);
   EXPECT_DOUBLE_EQ(LayerActivationBytes(m, core, 1, false, 1) - qkv,
                    2 * sb * (m.q_dim() + 2 * KvDimPerRank(m, 1)));
+  // The backward repeats the up-projections and RoPE; without a query
+  // latent (V2-Lite) the query's projection is one of them.
+  TrainingSpec up = ds.training;
+  up.recompute_modules = Bit(RecomputeModule::kMlaUpProj);
+  std::vector<std::string> again;
+  for (const Op& op : SelectiveRecomputed(m, up, LayerOps(m, up, ShardsOf(ds.parallel), Pass::kForward, false)))
+    again.push_back(op.name);
+  EXPECT_EQ(again, (std::vector<std::string>{"q_proj", "kv_up", "rope"}));
 }
 
 // The backward repeats the listed modules' forward ops: by default the
