@@ -25,6 +25,24 @@ void RecipeChanges(const Scenario& s, std::vector<Candidate>& out) {
     flags.insert(flags.begin(), "training.recompute=full");
     out.push_back({"activation recompute: full", flags, c});
   }
+  // Megatron-Core's output-discarding recompute (training_spec.h
+  // RecomputeModule): the attention core, the norms, and the routed
+  // experts' activation and MLA's up-projections where the model has them;
+  // cheaper than recomputing whole layers, and what Megatron-Bridge's MoE
+  // recipes set to fit.
+  if (t.stack == Stack::kMegatron || t.stack == Stack::kNemo) {
+    Scenario c = s;
+    c.training.recompute = Recompute::kSelective;
+    c.training.recompute_modules_given = true;
+    c.training.recompute_modules = Bit(RecomputeModule::kCoreAttn) | Bit(RecomputeModule::kLayernorm);
+    std::string names = "core_attn,layernorm";
+    if (s.model.moe.enabled()) c.training.recompute_modules |= Bit(RecomputeModule::kMoeAct), names += ",moe_act";
+    if (s.model.mla.enabled()) c.training.recompute_modules |= Bit(RecomputeModule::kMlaUpProj), names += ",mla_up_proj";
+    const bool same = t.recompute == Recompute::kSelective && t.recompute_modules == c.training.recompute_modules;
+    if (!same && t.recompute != Recompute::kFull)
+      out.push_back({"recompute: selective modules (Megatron-Core)",
+                     {"training.recompute=selective", "training.recompute_modules=[" + names + "]"}, c});
+  }
   for (int z = p.zero + 1; z <= (p.pp > 1 ? 1 : 3); ++z) {
     Scenario c = s;
     c.parallel.zero = z;

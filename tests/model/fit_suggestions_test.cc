@@ -90,5 +90,32 @@ TEST(FitSuggestions, ThoseThatCannotOverlapTheExpertsTurnItOff) {
   EXPECT_TRUE(pipeline);
 }
 
+// On Megatron-Core a job that does not fit is offered its output-discarding
+// recompute modules (cheaper than whole layers), with the modules the model
+// has: GPT-OSS 120B at micro-batch 2 without recompute, 83 GiB of 80.
+TEST(FitSuggestions, MegatronCoreJobsAreOfferedTheirRecomputeModules) {
+  const std::string path = kRoot + "/tests/data/recipes/mb2604_gpt_oss_120b_64xH100.yaml";
+  const std::vector<std::string> variant = {"training.recompute=none", "training.micro_batch=2"};
+  const Scenario s = LoadScenario(path, variant);
+  ASSERT_FALSE(EstimateMemory(s).fits);
+  bool offered = false;
+  for (const FitSuggestion& f : SuggestFits(s)) {
+    if (f.change != "recompute: selective modules (Megatron-Core)") continue;
+    offered = true;
+    EXPECT_EQ(f.overrides, (std::vector<std::string>{"training.recompute=selective",
+                                                     "training.recompute_modules=[core_attn,layernorm,moe_act]"}));
+    std::vector<std::string> flags = variant;
+    flags.insert(flags.end(), f.overrides.begin(), f.overrides.end());
+    const Scenario c = LoadScenario(path, flags);
+    EXPECT_TRUE(c.training.recomputes(RecomputeModule::kMoeAct));
+    EXPECT_EQ(EstimateMemory(c).total.value(), f.per_gpu.value());
+  }
+  EXPECT_TRUE(offered);
+  // Not on a stack without them.
+  for (const FitSuggestion& f : SuggestFits(LoadScenario(kRoot + "/scenarios/70b_8xA800_full.yaml",
+                                                         {"training.stack=deepspeed"})))
+    EXPECT_EQ(f.change.find("selective modules"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pf
