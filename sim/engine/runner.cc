@@ -18,6 +18,7 @@
 #include "sim/engine/nccl_share.h"
 #include "sim/engine/platform.h"
 #include "sim/engine/reductions.h"
+#include "sim/engine/task_checks.h"
 
 namespace pf {
 namespace sg = simgrid::s4u;
@@ -38,11 +39,6 @@ namespace {
 // earlier ones still run, on 8 GPUs, 4e8 (35 s).
 constexpr double kMinOverlapBudget = 1e8;
 constexpr double kOverlapPerGpu = 32;
-// The largest flow a run accepts (SimGrid payloads are 64-bit counts).
-constexpr double kMaxFlowBytes = 1e18;
-// At most how much a protocol's bandwidth factor inflates a flow's bytes
-// (LL on a tree: 1 / (0.5 x 0.92); collectives/nccl.h).
-constexpr double kMaxBandwidthInflation = 4;
 
 // `x` with two significant digits, as the refusals print counts.
 std::string TwoDigits(double x) {
@@ -69,7 +65,7 @@ class Runner {
         ++first_succ_[d + 1];
         ++waiting_[i];
       }
-      CheckTask(i);
+      CheckTask(w.tasks(i), i, p);
     }
     for (int i = 0; i < n_; ++i) first_succ_[i + 1] += first_succ_[i];
     succ_.resize(first_succ_[n_]);
@@ -132,71 +128,7 @@ class Runner {
   }
 
  private:
-  sg::Host* Gpu(uint64_t g) const {
-    if (g >= p_.gpus.size())
-      throw std::invalid_argument("workload names GPU " + std::to_string(g) + " but the cluster has " +
-                                  std::to_string(p_.gpus.size()));
-    return p_.gpus[g];
-  }
-
-  // Throws std::invalid_argument when task `i` names a GPU the cluster
-  // lacks or a size or duration SimGrid cannot take, before any of it runs.
-  void CheckTask(int i) const {
-    const preflight::Task& t = w_.tasks(i);
-    auto bad = [&](const std::string& what) {
-      throw std::invalid_argument("workload task " + std::to_string(i) + ": " + what);
-    };
-    auto finite = [&](double x, const char* what) {
-      if (!std::isfinite(x) || x < 0)
-        bad(std::string(what) + " " + std::to_string(x) + " is not finite and >= 0");
-    };
-    if (t.has_compute()) {
-      Gpu(t.compute().gpu());
-      finite(t.compute().duration_s(), "duration_s");
-      finite(t.compute().duration_s() * p_.gpu_speed_flops, "duration_s x GPU speed");
-    } else if (t.has_collective()) {
-      const auto& c = t.collective();
-      finite(c.size_bytes(), "size_bytes");
-      if (!preflight::CollectiveKind_IsValid(c.kind()))
-        bad("unknown collective kind " + std::to_string(c.kind()));
-      const uint64_t lanes = CheckLanes(i, c.lanes(), c.lane_stride(), c.gpus_size());
-      for (uint32_t g : c.gpus()) Gpu(g + (lanes - 1) * c.lane_stride());
-      if (!preflight::Algorithm_IsValid(c.algorithm()))
-        bad("unknown algorithm " + std::to_string(c.algorithm()));
-      // A flow carries at most twice the buffer (all-reduce), at the
-      // slowest protocol's bandwidth.
-      const double most = 2 * c.size_bytes() * kMaxBandwidthInflation * std::max<uint32_t>(1, c.count());
-      if (!(most <= kMaxFlowBytes)) bad("flows of up to " + std::to_string(most) + " bytes");
-    } else if (t.has_transfer()) {
-      const auto& x = t.transfer();
-      finite(x.size_bytes(), "size_bytes");
-      if (!(x.size_bytes() * kMaxBandwidthInflation <= kMaxFlowBytes))
-        bad("a flow of " + std::to_string(x.size_bytes()) + " bytes");
-      const uint64_t lanes = CheckLanes(i, x.lanes(), x.lane_stride(), 2);
-      Gpu(x.src_gpu() + (lanes - 1) * x.lane_stride());
-      Gpu(x.dst_gpu() + (lanes - 1) * x.lane_stride());
-    } else if (t.has_cpu()) {
-      if (t.cpu().node() >= p_.cpus.size())
-        bad("node " + std::to_string(t.cpu().node()) + " but the cluster has " + std::to_string(p_.cpus.size()));
-      finite(t.cpu().core_seconds(), "core_seconds");
-    } else if (t.has_io()) {
-      Gpu(t.io().gpu());
-      finite(t.io().size_bytes(), "size_bytes");
-      if (!(t.io().size_bytes() <= kMaxFlowBytes))
-        bad("a flow of " + std::to_string(t.io().size_bytes()) + " bytes");
-    }
-  }
-
-  // The lanes task i runs (0 counts as 1); throws std::invalid_argument
-  // unless they are apart (a stride) and fit the cluster's GPUs.
-  uint64_t CheckLanes(int i, uint32_t lanes, uint32_t stride, uint64_t width) const {
-    const uint64_t n = std::max<uint32_t>(1, lanes);
-    if ((n > 1 && stride == 0) || n * width > p_.gpus.size())
-      throw std::invalid_argument("workload task " + std::to_string(i) + ": " + std::to_string(lanes) +
-                                  " lanes of stride " + std::to_string(stride) + " do not fit the " +
-                                  std::to_string(p_.gpus.size()) + " GPUs");
-    return n;
-  }
+  sg::Host* Gpu(uint64_t g) const { return GpuOf(p_, g); }
 
   // A run stopped by an exception (and any run: its suspended shares)
   // leaves activities in flight, which
@@ -299,7 +231,7 @@ class Runner {
     const auto kind = static_cast<CollectiveKind>(c.kind());
     const double count = std::max<uint32_t>(1, c.count());
     const int lanes = all_lanes_ ? std::max<uint32_t>(1, c.lanes()) : 1;
-    for (int l = 0; l < lanes; ++l) {  // every lane's GPUs exist (CheckTask)
+    for (int l = 0; l < lanes; ++l) {  // every lane's GPUs exist (task_checks.h CheckTask)
       std::vector<int> lane = group;
       for (int& g : lane) g += l * static_cast<int>(c.lane_stride());
       const CollectivePlan plan = Plan(i, kind, lane, Bytes(c.size_bytes()), c.algorithm());

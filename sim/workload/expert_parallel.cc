@@ -17,7 +17,8 @@ std::vector<EpCollective> ExchangeCollectives(const Scenario& s, int d, int stag
   // (m - 1) / m of its buffer away. Every routed copy then reaches its
   // expert over NVLink.
   const MoeSpec& moe = s.model.moe;
-  const double away = NodesPerToken(moe, nodes) - NodesPerToken(moe, nodes) / nodes;  // the token's remote nodes
+  const double reached = NodesPerToken(moe, nodes);
+  const double away = reached - reached / nodes;  // the token's remote nodes
   const Bytes rail_bytes = c.ep_bytes / double(moe.top_k) * (away * nodes / (nodes - 1));
   std::vector<EpCollective> out;
   std::vector<int> rail;
