@@ -76,6 +76,13 @@ std::string Refusal(const std::vector<std::string>& overrides) {
   return "(accepted)";
 }
 
+// `config` written to `path` as a model's config.json, full fine-tuning:
+// the refusal, or "(accepted)".
+std::string ConfigRefusal(const std::string& path, const std::string& config) {
+  std::ofstream(path) << config;
+  return Refusal({"model={hf_config: " + path + "}", "training.method=full"});
+}
+
 TEST(HfConfig, EveryBundledConfigGivesItsPublishedParameterCount) {
   int checked = 0;
   for (const std::string& name : BundledHfConfigs()) {
@@ -185,11 +192,11 @@ TEST(HfConfig, BadConfigsAreRefused) {
                              "attention or layers Preflight does not model (attention clipping, Mamba layers"),
             std::string::npos)
       << jamba;
-  std::ofstream(path) << "{\n  \"architectures\": [\"MixtralForCausalLM\"],\n  \"hidden_size\": 4096,\n"
-                         "  \"num_hidden_layers\": 32,\n  \"num_attention_heads\": 32,\n  \"intermediate_size\": 14336,\n"
-                         "  \"vocab_size\": 32000,\n  \"max_position_embeddings\": 32768,\n  \"num_local_experts\": 8,\n"
-                         "  \"num_experts_per_tok\": 9\n}\n";
-  const std::string topk = Refusal({"model={hf_config: " + path + "}", "training.method=full"});
+  const std::string topk =
+      ConfigRefusal(path, "{\n  \"architectures\": [\"MixtralForCausalLM\"],\n  \"hidden_size\": 4096,\n"
+                          "  \"num_hidden_layers\": 32,\n  \"num_attention_heads\": 32,\n  \"intermediate_size\": 14336,\n"
+                          "  \"vocab_size\": 32000,\n  \"max_position_embeddings\": 32768,\n  \"num_local_experts\": 8,\n"
+                          "  \"num_experts_per_tok\": 9\n}\n");
   EXPECT_NE(topk.find(path + ":10:26: num_experts_per_tok: 9 exceeds the 8 experts (num_local_experts)"),
             std::string::npos)
       << topk;
@@ -199,19 +206,17 @@ TEST(HfConfig, BadConfigsAreRefused) {
                           "  \"num_key_value_heads\": 8,\n  \"intermediate_size\": 2880,\n  \"vocab_size\": 201088,\n"
                           "  \"max_position_embeddings\": 131072,\n  \"num_local_experts\": 32,\n"
                           "  \"num_experts_per_tok\": 4,\n  \"sliding_window\": 128,\n";
-  std::ofstream(path) << oss << "  \"layer_types\": [\"sliding_attention\"]\n}\n";
-  const std::string count = Refusal({"model={hf_config: " + path + "}", "training.method=full"});
+  const std::string count = ConfigRefusal(path, oss + "  \"layer_types\": [\"sliding_attention\"]\n}\n");
   EXPECT_NE(count.find(path + ":14:18: layer_types: lists 1 layers, not num_hidden_layers (2)"), std::string::npos)
       << count;
-  std::ofstream(path) << oss << "  \"layer_types\": [\"sliding_attention\", \"chunked_attention\"]\n}\n";
-  const std::string kind = Refusal({"model={hf_config: " + path + "}", "training.method=full"});
+  const std::string kind =
+      ConfigRefusal(path, oss + "  \"layer_types\": [\"sliding_attention\", \"chunked_attention\"]\n}\n");
   EXPECT_NE(kind.find(path + ":14:40: layer_types[1]: \"chunked_attention\" is not accepted (accepted: "
                       "sliding_attention, full_attention)"),
             std::string::npos)
       << kind;
   // GPT-OSS's clamp limit must be one.
-  std::ofstream(path) << oss << "  \"swiglu_limit\": -1\n}\n";
-  const std::string limit = Refusal({"model={hf_config: " + path + "}", "training.method=full"});
+  const std::string limit = ConfigRefusal(path, oss + "  \"swiglu_limit\": -1\n}\n");
   EXPECT_NE(limit.find(path + ":14:19: swiglu_limit: -1 is not a clamp limit (accepted: above 0, below 1e6)"),
             std::string::npos)
       << limit;
@@ -227,18 +232,15 @@ TEST(HfConfig, BadConfigsAreRefused) {
                          "  \"vocab_size\": 32000,\n  \"max_position_embeddings\": 4096,\n  \"n_routed_experts\": 32,\n"
                          "  \"num_experts_per_tok\": 8,\n  \"moe_intermediate_size\": 512,\n  \"kv_lora_rank\": 128,\n"
                          "  \"qk_nope_head_dim\": 64,\n  \"qk_rope_head_dim\": 32,\n  \"v_head_dim\": 64,\n";
-  std::ofstream(path) << ds << "  \"n_group\": 3,\n  \"topk_group\": 1\n}\n";
-  const std::string groups = Refusal({"model={hf_config: " + path + "}", "training.method=full"});
+  const std::string groups = ConfigRefusal(path, ds + "  \"n_group\": 3,\n  \"topk_group\": 1\n}\n");
   EXPECT_NE(groups.find(path + ":16:14: n_group: 3 groups do not divide the 32 experts (accepted: a divisor of 32)"),
             std::string::npos)
       << groups;
-  std::ofstream(path) << ds << "  \"n_group\": 8,\n  \"topk_group\": null\n}\n";
-  const std::string half = Refusal({"model={hf_config: " + path + "}", "training.method=full"});
+  const std::string half = ConfigRefusal(path, ds + "  \"n_group\": 8,\n  \"topk_group\": null\n}\n");
   EXPECT_NE(half.find(path + ":17:17: topk_group:"), std::string::npos) << half;
   std::ofstream(path) << ds << "  \"n_group\": 8,\n  \"topk_group\": 2,\n  \"topk_method\": \"greedy\"\n}\n";
   EXPECT_FALSE(WithModel(path).model.moe.group_limited());  // transformers' greedy top-k ignores the groups
-  std::ofstream(path) << ds << "  \"n_group\": 8,\n  \"topk_group\": 1\n}\n";
-  const std::string few = Refusal({"model={hf_config: " + path + "}", "training.method=full"});
+  const std::string few = ConfigRefusal(path, ds + "  \"n_group\": 8,\n  \"topk_group\": 1\n}\n");
   EXPECT_NE(few.find(path + ":17:17: topk_group: 1 of 8 groups of 4 experts each hold 4, fewer than the 8 experts a "
                             "token is routed to (accepted: at least 2)"),
             std::string::npos)
