@@ -19,7 +19,8 @@ struct PublishedRow {
   std::string scenario;  // its name, e.g. "dgxc_llama3_70b_bf16_64xH100"
   std::string path;      // its scenario file
   // step_time_s, mfu, model_tflops_per_gpu, hardware_tflops_per_gpu,
-  // tokens_per_s_per_gpu, gpu_mem_gb or peak_allocated_gib.
+  // tokens_per_s_per_gpu, gpu_mem_gb, peak_allocated_gib or
+  // max_seq_len_fitting.
   std::string metric;
   std::string note;    // why a known miss misses; empty for a held row
   std::string source;  // the file of tests/data/ holding the row
@@ -33,6 +34,11 @@ std::vector<PublishedRow> LoadPublishedRows(const std::string& root);
 
 // Whether `metric` is a memory figure (held within 10%, out of speed fits).
 bool IsMemoryMetric(const std::string& metric);
+
+// The longest seq_len at which `s` still fits its GPUs' memory (the
+// model/memory_model.h total, as an out-of-memory error would decide), all
+// else as given; 0 when no length fits.
+int MaxSeqLenFitting(const Scenario& s);
 
 // The row's figure from the simulation `r` of its scenario `s`. Throws
 // std::runtime_error when a speed metric has no simulated step.

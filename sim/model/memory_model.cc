@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/model/framework_memory.h"
+#include "sim/model/kbit_upcast.h"
 #include "sim/model/model_math.h"
 #include "sim/model/moe.h"
 #include "sim/model/stack.h"
@@ -45,7 +46,11 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, b
   // bytes (its 1-byte dropout masks are doubled too: a slight overcount).
   const double width = ElementBytes(t.precision) / 2;
   const double replicated_share = sp ? 1.0 / tp : 1.0;
-  if (t.recompute == Recompute::kFull) return width * 2 * sb * h * replicated_share;  // the layer input only
+  // PEFT's fp32 norms (model/kbit_upcast.h) double the residual stream's
+  // tensors (the layer's input, the norms' inputs and outputs) and the
+  // 4-bit MLP's outputs; q, k, v are saved as FlashAttention's 16-bit casts.
+  const double upcast = ResidualUpcast(t) ? 2.0 : 1.0;
+  if (t.recompute == Recompute::kFull) return upcast * width * 2 * sb * h * replicated_share;  // the layer input only
   if (t.recompute == Recompute::kSelectiveOp) {
     // The block's input, the matmul outputs the policy keeps and the
     // attention output (model_math.h OpCheckpointRecomputed).
@@ -54,7 +59,7 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, b
     const auto fwd = LayerOps(m, t, shards, Pass::kForward, t.method != Method::kFull);
     return width * 2 * (sb * h * replicated_share + OpCheckpointKeptMatmulOutputs(fwd) + sb * m.q_dim() / tp);
   }
-  double replicated = 10 * sb * h * replicated_share;  // 2 norms' inputs, QKV and MLP inputs, 2 dropout masks
+  double replicated = upcast * 10 * sb * h * replicated_share;  // 2 norms' inputs, QKV and MLP inputs, 2 dropout masks
   // Megatron-Core's output-discarding recompute (training_spec.h
   // RecomputeModule) frees the norms' outputs (the QKV and MLP inputs), the
   // routed experts' activation output and MLA's up-projected Q, K, V once
@@ -68,7 +73,7 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, b
       m.moe.enabled() && t.recomputes(RecomputeModule::kMoeAct) ? m.moe.top_k * double(m.moe.expert_ffn) * t.expert_load() : 0;
   double sharded = (qkv_again ? 0 : 2 * sb * (q + 2 * kv_rank * tp))  // Q, K, V
                    + 2 * sb * q                                        // projection input
-                   + (mlp_again ? 0 : 2 * sb * up + 2 * sb * (f - act_again));  // MLP-up output, activation output
+                   + (mlp_again ? 0 : upcast * (2 * sb * up + 2 * sb * (f - act_again)));  // MLP-up output, activation output
   // A mixture of experts keeps its experts' input: the routed copies of
   // the tokens, top_k x load per token (Megatron's permuted tokens), its
   // TP group's on each rank (expert_tp = tp) or its own (expert_tp = 1).
@@ -133,7 +138,10 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
     }
     return;
   }
-  const double frozen = t.method == Method::kQlora ? layer_params * kNf4Bytes + edge_params * e
+  // QLoRA's embeddings and LM head stay 16-bit, or fp32 as PEFT's k-bit
+  // preparation leaves them (model/kbit_upcast.h).
+  const double edge_bytes = EdgesUpcast(t) ? 4 : e;
+  const double frozen = t.method == Method::kQlora ? layer_params * kNf4Bytes + edge_params * edge_bytes
                                                    : base * e;
   const double adapters = t.lora_rank * AdapterWidthPerLayer(m, t) * layers / p.tp;
   r.weights = Bytes(frozen / (p.zero >= 3 ? dp : 1) + adapters * e);
@@ -142,10 +150,16 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
   if (p.offload != Offload::kNone) r.optimizer = Bytes(0);  // the adapters' states in host memory
 }
 
+// What a stage's activations take: those held for backward, and the one
+// layer full (or selective_op) recompute rematerialises at a time.
+struct StageActivations {
+  double held = 0, layer = 0;
+};
+
 // 1F1B: stage i holds the activations of its warm-up forwards + 1 at peak:
 // pp - i micro-batches, or with vp model chunks (pp - i - 1) x 2 +
 // (vp - 1) x pp + 1 chunk-micro-batches of the stage's layers / vp each.
-Bytes ActivationMemory(const Scenario& sc, int stage) {
+StageActivations ActivationMemory(const Scenario& sc, int stage) {
   const ModelSpec& m = sc.model;
   const ParallelSpec& p = sc.parallel;
   const TrainingSpec& t = sc.training;
@@ -162,16 +176,17 @@ Bytes ActivationMemory(const Scenario& sc, int stage) {
   const double per_layer = held > 0 ? ((held - dense_layers) * LayerActivationBytes(m, t, p.tp, p.sp, p.etp()) +
                                        dense_layers * LayerActivationBytes(dense, t, p.tp, p.sp, p.etp())) / held
                                     : 0;
-  double act = per_layer * chunk_layers * in_flight;
+  StageActivations act;
+  act.held = per_layer * chunk_layers * in_flight;
   if (t.recompute == Recompute::kFull || t.recompute == Recompute::kSelectiveOp) {
     TrainingSpec no_recompute = t;
     no_recompute.recompute = Recompute::kNone;
     // One layer rematerialised (selective_op: what it recomputes of one).
     const double whole = LayerActivationBytes(m, no_recompute, p.tp, p.sp, p.etp());
-    act += t.recompute == Recompute::kFull ? whole
-                                           : std::max(0.0, whole - LayerActivationBytes(m, t, p.tp, p.sp, p.etp()));
+    act.layer = t.recompute == Recompute::kFull ? whole
+                                                : std::max(0.0, whole - LayerActivationBytes(m, t, p.tp, p.sp, p.etp()));
   }
-  return Bytes(act);
+  return act;
 }
 
 // The terms beyond the tensors of `r` (framework_memory.h), the total, the
@@ -188,7 +203,7 @@ void AddFrameworkMemory(const Scenario& sc, MemoryBreakdown& r) {
   r.fits = r.total <= r.capacity;
   // The allocator's cache as far as the GPU holds it, none where the job
   // does not fit.
-  r.observed = r.fits ? std::min(r.capacity, r.total + f.allocator_cache) : r.total;
+  r.observed = r.fits ? std::min(r.capacity, r.total + f.allocator_cache + r.phase_cache) : r.total;
   r.allocator_cache = r.observed - r.total;
 }
 
@@ -218,9 +233,19 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
   MemoryBreakdown r;
   r.stage = stage;
   StatesMemory(sc, stage, r);
-  r.activations = ActivationMemory(sc, stage);
-  if (stage == p.pp - 1)  // bf16 logits + fp32 softmax/gradient over the vocabulary shard
+  const StageActivations act = ActivationMemory(sc, stage);
+  if (stage == p.pp - 1) {  // bf16 logits + fp32 softmax/gradient over the vocabulary shard
     r.logits = Bytes(t.tokens_per_micro_batch() * m.vocab / p.tp * LogitsBytesPerElement(LossOf(t), 2));
+    // An fp32 LM head's 16-bit copy, saved from its forward to its
+    // backward (model/kbit_upcast.h).
+    if (EdgesUpcast(t)) r.logits += Bytes(double(m.vocab) * m.hidden / p.tp * 2);
+  }
+  // The loss's tensors are freed with the LM head's backward, before the
+  // first layer is recomputed: the two never coexist, and the step's peak
+  // holds the larger. The rematerialised layer counts by what it adds
+  // beyond the loss.
+  r.activations = Bytes(act.held + std::max(0.0, act.layer - r.logits.value()));
+  r.phase_cache = Bytes(std::min(act.layer, r.logits.value()));
   if (p.zero >= 3 && p.dp > 1) {
     const StackTraits& st = TraitsOf(t.stack);
     const double w = LayerWeightBytes(t.method, t.precision), g = ElementBytes(t.precision);

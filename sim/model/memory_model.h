@@ -22,6 +22,12 @@ struct MemoryBreakdown {
   Bytes activations;      // saved for backward, all in-flight micro-batches
   Bytes logits;           // last stage: logits + fp32 loss buffers
   Bytes zero_buffers;     // ZeRO-3: gathered layers in flight
+  // The smaller of the two working sets that never coexist (the loss's and
+  // one recomputed layer's, memory_model.cc StageMemory): not in the peak
+  // of live tensors, but the caching allocator keeps its blocks, whose
+  // sizes the other phase does not reuse, so nvidia-smi shows them (in
+  // allocator_cache).
+  Bytes phase_cache;
   // Beyond the tensors (model/framework_memory.h): the three terms and
   // their sum.
   Bytes cuda_context;       // CUDA context with its kernels, cuBLAS workspace
@@ -31,11 +37,12 @@ struct MemoryBreakdown {
   Bytes total;
   Bytes capacity;         // the GPU's memory
   bool fits = false;
-  // Where allocation sizes vary, the allocator's further cached blocks
-  // (framework_memory.h FrameworkMemory::allocator_cache), as far as the
-  // GPU holds them (0 when the job does not fit): released before an
-  // out-of-memory error, so not in total. `observed` = total +
-  // allocator_cache, what nvidia-smi shows.
+  // The allocator's further cached blocks: where allocation sizes vary
+  // (framework_memory.h FrameworkMemory::allocator_cache), and the other
+  // phase's working set (phase_cache), as far as the GPU holds them (0
+  // when the job does not fit): released before an out-of-memory error, so
+  // not in total. `observed` = total + allocator_cache, what nvidia-smi
+  // shows.
   Bytes allocator_cache;
   Bytes observed;
 };

@@ -1,5 +1,6 @@
 #include "sim/model/model_math.h"
 
+#include "sim/model/kbit_upcast.h"
 #include "sim/model/moe.h"
 #include "sim/model/stack_kernels.h"
 #include "sim/model/vision.h"
@@ -428,6 +429,11 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards 
   // Elementwise kernels move about twice the bytes in backward (read the
   // saved input and the incoming gradient, write the outgoing gradient).
   const double mem_factor = bwd ? 2.0 : 1.0;
+  // Under model/kbit_upcast.h the rotary embedding, the MLP activation and
+  // the adapters' adds run on the fp32 outputs of the 4-bit linears.
+  BlockShape wide = shape;
+  wide.e = shape.re;
+  const double re = shape.re;
   std::vector<Op> ops;
   NormOps(m, norm_shape, st, pass, "norm1", ops);
   for (Op g : LayerGemms(m, t, shards, tokens, e, st.separate_projections)) {
@@ -435,18 +441,21 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards 
     ops.push_back(Dgrad(g));
     if (!frozen) ops.push_back(Wgrad(g));
   }
-  RopeOps(m, shape, st, pass, ops);
+  RopeOps(m, wide, st, pass, ops);
   AttentionOps(m, t, tp, shards.context, bwd, ops);
-  ops.push_back(Memory("residual1", mem_factor * bsh * (3 * e + 1)));
+  // The residual adds: the stream read and written, the branch's output read
+  // (and a dropout mask's byte); the attention's branch is 16-bit.
+  ops.push_back(Memory("residual1", mem_factor * bsh * (2 * re + e + 1)));
   NormOps(m, norm_shape, st, pass, "norm2", ops);
   // Hugging Face's sparse MoE blocks (Mixtral, Qwen2/3-MoE, GPT-OSS) loop
   // over the local experts in Python, each running its own activation.
   const int loops = m.moe.enabled() ? m.moe.experts / std::max(1, shards.ep) + (m.moe.shared_experts > 0 ? 1 : 0) : 1;
-  ActivationOps(m, shape, st, pass, ops, loops);
+  ActivationOps(m, wide, st, pass, ops, loops);
   PermuteOps(m, t, shards, pass, st.kernels == Kernels::kEager, ops);
-  ops.push_back(Memory("residual2", mem_factor * bsh * (3 * e + 1)));
+  ops.push_back(Memory("residual2", mem_factor * bsh * (3 * re + 1)));
   RecipeOps(m, t, shards, bwd, ops);
-  AdapterOps(m, t, shape, st, pass, ops);
+  AdapterOps(m, t, wide, st, pass, ops);
+  UpcastCastOps(m, t, shape, pass, ops);
   return ops;
 }
 
@@ -461,9 +470,14 @@ std::vector<Op> HeadOps(const ModelSpec& m, const TrainingSpec& t, int tp, Pass 
   const double e = ActivationBytes(t.precision);
   const double tokens = t.tokens_per_micro_batch();
   Op logits = Gemm("logits", tokens, m.hidden, double(m.vocab) / tp, e);
+  // An fp32 LM head (model/kbit_upcast.h): autocast casts it to 16 bits at
+  // each forward.
+  const Op head_cast = Memory("head_weight_cast", EdgesUpcast(t) ? double(m.vocab) / tp * m.hidden * (4 + e) : 0);
   // Softmax cross-entropy over the vocabulary shard, as the stack runs it
   // (stack_kernels.h LossTrafficPerLogit).
   const double loss_bytes = tokens * double(m.vocab) / tp * LossTrafficPerLogit(LossOf(t), e, pass);
+  if (pass == Pass::kForward && EdgesUpcast(t))
+    return {Memory("final_norm", 2 * tokens * m.hidden * e), head_cast, logits, Memory("cross_entropy", loss_bytes)};
   if (pass == Pass::kForward) return {Memory("final_norm", 2 * tokens * m.hidden * e), logits,
                                       Memory("cross_entropy", loss_bytes)};
   std::vector<Op> ops{Memory("cross_entropy_bwd", loss_bytes), Dgrad(logits)};

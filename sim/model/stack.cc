@@ -85,7 +85,10 @@ Loss LossOf(const TrainingSpec& t) {
   // under LoRA ("some settings currently do not function correctly with
   // LoRA", nemo/collections/llm/recipes/llama31_8b.py and the others).
   if (t.stack == Stack::kNemo && t.method != Method::kFull) return Loss::kVocabParallel;
-  return TraitsOf(t.stack).loss;
+  const Loss loss = TraitsOf(t.stack).loss;
+  if (loss == Loss::kFp32Logits && t.transformers > 0 && t.transformers < 49)
+    return t.transformers >= 46 ? Loss::kFp32ShiftedCopy : Loss::kFp32InModel;
+  return loss;
 }
 
 // What the host spends per forward kernel in real model code: the op

@@ -33,7 +33,24 @@ enum class Zero3Gather { kPerBlock, kPerModule };
 // FSDP recipes' torch cross-entropy), an fp32 copy of the logits first
 // (Hugging Face CausalLM's logits.float()), or a chunked fused kernel that
 // never holds them whole (Unsloth's fast cross-entropy).
-enum class Loss { kVocabParallel, kVocabParallelFused, kTorchSoftmax, kFp32Logits, kChunked };
+// Hugging Face's loss by transformers release (training.transformers):
+// kFp32Logits from 4.49, whose ForCausalLMLoss shifts the labels instead of
+// the logits (huggingface/transformers PR 35646, merged 2025-01-13: "removing
+// unnecessary contiguous() call to reduce memory overhead");
+// kFp32ShiftedCopy in 4.46-4.48, whose ForCausalLMLoss upcasts the logits
+// the model still holds and copies them shifted
+// (logits[..., :-1, :].contiguous()); kFp32InModel before 4.46, where
+// LlamaForCausalLM.forward upcast them itself (logits = logits.float(), the
+// 16-bit ones freed) before the same shifted copy.
+enum class Loss {
+  kVocabParallel,
+  kVocabParallelFused,
+  kTorchSoftmax,
+  kFp32Logits,
+  kFp32ShiftedCopy,
+  kFp32InModel,
+  kChunked
+};
 // Gradients under a pipeline schedule: reduced bucket by bucket as the last
 // backward completes them (Megatron's DDP, FSDP), or, by DeepSpeed's
 // PipelineEngine, all-reduced after the flush (its ReduceGrads

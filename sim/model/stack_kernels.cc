@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/model/kbit_upcast.h"
 #include "sim/model/moe.h"
 
 #include "sim/spec/names.h"
@@ -37,25 +38,30 @@ BlockShape BlockShape::Of(const ModelSpec& m, const TrainingSpec& t, int tp) {
   b.kv = KvDimPerRank(m, tp);
   b.ffn = MlpWidth(m, t) / tp;  // a mixture of experts: its routed tokens' share
   b.e = ActivationBytes(t.precision);
+  b.re = ResidualBytes(t);
   return b;
 }
 
 void NormOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pass pass, const char* name,
              std::vector<Op>& ops) {
-  const double n = b.tokens * b.hidden, e = b.e;
+  // The norm reads and writes the residual stream's type (fp32 under
+  // model/kbit_upcast.h, whose casts to and from fp32 are then no-ops that
+  // launch nothing).
+  const double n = b.tokens * b.hidden, e = b.re;
   const double factor = pass == Pass::kBackward ? 2.0 : 1.0;
   if (st.kernels == Kernels::kFused || m.layernorm) {  // torch's layer_norm is one native kernel
     ops.push_back(Kernel(name, factor * 2 * n * e));
     return;
   }
   const std::string s = name;
-  EagerKernel(ops, pass, s + "_to_fp32", n * (e + 4));
+  const bool upcast = b.re != b.e;
+  if (!upcast) EagerKernel(ops, pass, s + "_to_fp32", n * (e + 4));
   EagerKernel(ops, pass, s + "_pow", n * 8);
   EagerKernel(ops, pass, s + "_mean", n * 4);
   EagerKernel(ops, pass, s + "_add_eps", b.tokens * 8);
   EagerKernel(ops, pass, s + "_rsqrt", b.tokens * 8);
   EagerKernel(ops, pass, s + "_mul", n * 8);
-  EagerKernel(ops, pass, s + "_to_bf16", n * (4 + e));
+  if (!upcast) EagerKernel(ops, pass, s + "_to_bf16", n * (4 + e));
   EagerKernel(ops, pass, s + "_mul_weight", n * 2 * e);
 }
 
@@ -181,6 +187,10 @@ double LossTrafficPerLogit(Loss loss, double e, Pass pass) {
     case Loss::kVocabParallelFused: return fwd ? (e + 4) + 8 + 8 : 4 + e;
     case Loss::kTorchSoftmax: return e + 4 + 4;  // logits read, fp32 softmax written and read back
     case Loss::kFp32Logits: return e + 4 + 4 + 4;  // plus the fp32 copy written and read
+    // Plus the shifted fp32 copy written and read (and in backward the
+    // slice's gradient, zero-filled and copied into).
+    case Loss::kFp32ShiftedCopy:
+    case Loss::kFp32InModel: return e + 4 + 4 + 4 + 8;
     case Loss::kChunked: return e;                 // the 16-bit logits read once
   }
   return e + 4 + 4;
@@ -192,6 +202,8 @@ double LogitsBytesPerElement(Loss loss, double e) {
     case Loss::kVocabParallelFused:
     case Loss::kTorchSoftmax: return e + 4;       // the logits and their fp32 softmax
     case Loss::kFp32Logits: return e + 4 + 4;     // plus the fp32 copy of the logits
+    case Loss::kFp32ShiftedCopy: return e + 4 + 4 + 4;  // plus the shifted fp32 copy
+    case Loss::kFp32InModel: return 4 + 4 + 4;    // the fp32 logits, the shifted copy, the log-softmax
     case Loss::kChunked: return e;                // only the 16-bit logits
   }
   return e + 4;

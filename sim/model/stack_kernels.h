@@ -17,6 +17,7 @@ struct BlockShape {
   double tokens = 0;  // micro_batch x seq_len (pads included)
   double hidden = 0, q = 0, kv = 0, ffn = 0;  // q, kv, ffn: this rank's shards
   double e = 2;       // activation bytes per element
+  double re = 2;      // the residual stream's and the norms' (4 under model/kbit_upcast.h)
   static BlockShape Of(const ModelSpec& m, const TrainingSpec& t, int tp);
 };
 

@@ -81,7 +81,8 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                  {"zero_buffers_bytes", m.zero_buffers.value()},
                  {"cuda_context_bytes", m.cuda_context.value()}, {"nccl_buffers_bytes", m.nccl_buffers.value()},
                  {"allocator_reserve_bytes", m.allocator_reserve.value()}, {"framework_bytes", m.framework.value()},
-                 {"allocator_cache_bytes", m.allocator_cache.value()}, {"observed_bytes", m.observed.value()}};
+                 {"allocator_cache_bytes", m.allocator_cache.value()}, {"phase_cache_bytes", m.phase_cache.value()},
+                 {"observed_bytes", m.observed.value()}};
   const HostMemory& h = r.host;
   json host_fixes = json::array();
   for (const HostSuggestion& x : r.host_suggestions) host_fixes.push_back({{"change", x.change}, {"set", x.overrides}});

@@ -34,6 +34,8 @@ const char* LossName(Loss loss) {
     case Loss::kVocabParallelFused: return "fused vocab-parallel loss";
     case Loss::kTorchSoftmax: return "fp32 softmax loss";
     case Loss::kFp32Logits: return "fp32 logits in the loss";
+    case Loss::kFp32ShiftedCopy:
+    case Loss::kFp32InModel: return "fp32 logits and their shifted copy in the loss";
     case Loss::kChunked: return "chunked loss";
   }
   return "";
@@ -232,10 +234,17 @@ void MemoryTable(std::string& o, const MemoryBreakdown& m, const std::vector<Fit
   row("allocator reserve", m.allocator_reserve);
   // Not in the total: the allocator frees it before an out-of-memory error
   // (framework_memory.h FrameworkMemory::allocator_cache).
-  if (m.allocator_cache.value() > 0 && m.fits)
-    o += fmt::format("  {:<22}{:>12}  not counted: sizes vary; cached while memory allows, freed before running out\n"
+  // Why it caches: the other phase's blocks (memory_model.h phase_cache),
+  // sizes that vary, or both.
+  if (m.allocator_cache.value() > 0 && m.fits) {
+    const bool phase = m.phase_cache.value() > 0, varying = m.allocator_cache > m.phase_cache;
+    const char* why = phase && varying ? "the off-peak phase's blocks, sizes vary"
+                      : phase          ? "the off-peak phase's blocks (the loss or a recomputed layer)"
+                                       : "sizes vary";
+    o += fmt::format("  {:<22}{:>12}  not counted: {}; cached while memory allows, freed before running out\n"
                      "  {:<22}{:>12}\n",
-                     "(allocator cache)", Gib(m.observed - m.total), "nvidia-smi would show", Gib(m.observed));
+                     "(allocator cache)", Gib(m.observed - m.total), why, "nvidia-smi would show", Gib(m.observed));
+  }
   if (!m.fits) {
     if (sug.empty()) {
       o += "  No single change found that fits; consider more GPUs with more memory.\n";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -169,13 +170,27 @@ ParallelSpec ParseParallel(const YamlView& par) {
   return p;
 }
 
+// A transformers release as MAJOR.MINOR (a patch level allowed): 4.30 or
+// later, kept as 4.x's minor (5.x as 100 + minor).
+int ParseTransformersRelease(const YamlView& v) {
+  const std::string text = v.Str();
+  int major = 0, minor = 0, used = 0;
+  const bool read = std::sscanf(text.c_str(), "%d.%d%n", &major, &minor, &used) == 2;
+  int patch = 0, more = 0;
+  const bool tail = read && (text[used] == '\0' ||
+                             (std::sscanf(text.c_str() + used, ".%d%n", &patch, &more) == 1 && text[used + more] == '\0'));
+  if (!read || !tail || minor < 0 || minor > 99 || (major == 4 && minor < 30) || major < 4 || major > 9)
+    v.Fail("\"" + text + "\" is not accepted: a Hugging Face transformers release such as 4.48 (4.30 or later)");
+  return major == 4 ? minor : 100 * (major - 4) + minor;
+}
+
 // A vision model trains on images: no seq_len, and the job's length is
 // `images` (each image counts as one "token" of the step arithmetic).
 TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   v.ExpectKeys({"method", "precision", "seq_len", "micro_batch", "global_batch", "recompute",
                 "attention", "tokens", "images", "epochs", "lora_rank", "lora_targets", "stack", "packing", "sample_len",
                 "padding", "sample_len_cv", "per_sample_attention", "capacity_factor", "expert_imbalance", "grad_reduce",
-                "launch_blocking", "recompute_modules"});
+                "launch_blocking", "recompute_modules", "transformers", "qlora_upcast"});
   if (vision) {
     for (const char* key : {"seq_len", "tokens", "attention", "lora_rank", "lora_targets", "packing", "sample_len",
                             "padding", "sample_len_cv", "per_sample_attention"})
@@ -248,6 +263,12 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   }
   if (v.Has("packing")) t.packing = v.Get("packing").Bool();
   if (v.Has("launch_blocking")) t.launch_blocking = v.Get("launch_blocking").Bool();
+  if (v.Has("transformers")) t.transformers = ParseTransformersRelease(v.Get("transformers"));
+  t.qlora_upcast = DefaultQloraUpcast(t.stack);
+  if (v.Has("qlora_upcast")) {
+    t.qlora_upcast = v.Get("qlora_upcast").Enum<QloraUpcast>();
+    t.qlora_upcast_given = true;
+  }
   t.padding = DefaultPadding(t.stack);
   if (v.Has("padding")) {
     t.padding = v.Get("padding").Enum<Padding>();
@@ -390,6 +411,12 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   if (root.Has("job")) s.job = ParseJob(root.Get("job"));
   if (s.training.epochs > 0) s.training.job_tokens = JobTokensOfEpochs(s, root.Get("training").Get("epochs"));
   ResolveDataParallel(s);
+  // Sharded QLoRA (FSDP or ZeRO-3 over more than one GPU) is not prepared
+  // with the upcast: TRL's SFTTrainer skips prepare_model_for_kbit_training
+  // there ("one should never call peft_module_casting_to_bf16 or
+  // prepare_model_for_kbit_training when doing QLoRA + FSDP / DS-Zero3").
+  if (!s.training.qlora_upcast_given && s.parallel.zero >= 3 && s.parallel.dp > 1)
+    s.training.qlora_upcast = QloraUpcast::kNone;
   if (auto e = Validate(s)) throw InputError(root.Find(e->key).location(), e->key, e->message);
   return s;
 }

@@ -112,6 +112,12 @@ const NameTable<Stack>& NamesOf(Stack) {
   return t;
 }
 
+const NameTable<QloraUpcast>& NamesOf(QloraUpcast) {
+  static const NameTable<QloraUpcast> t = {
+      {QloraUpcast::kAll, "all"}, {QloraUpcast::kNorms, "norms"}, {QloraUpcast::kNone, "none"}};
+  return t;
+}
+
 const NameTable<Padding>& NamesOf(Padding) {
   static const NameTable<Padding> t = {{Padding::kMaxLength, "max_length"}, {Padding::kLongest, "longest"}};
   return t;

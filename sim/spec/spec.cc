@@ -25,6 +25,8 @@ Padding DefaultPadding(Stack stack) {
                                                                                            : Padding::kMaxLength;
 }
 
+QloraUpcast DefaultQloraUpcast(Stack stack) { return stack == Stack::kHf ? QloraUpcast::kAll : QloraUpcast::kNone; }
+
 double ElementBytes(Precision p) { return p == Precision::kTf32 || p == Precision::kFp32 ? 4 : 2; }
 
 NodeSpec WithGpus(NodeSpec n, int gpus) {

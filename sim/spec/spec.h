@@ -459,6 +459,8 @@ Attention DefaultAttention(Stack stack);
 // Hugging Face-based stacks to each micro-batch's longest sample (their
 // collators' default, padding=True), the others to seq_len.
 Padding DefaultPadding(Stack stack);
+// PEFT's prepare_model_for_kbit_training as is on stack hf; none elsewhere.
+QloraUpcast DefaultQloraUpcast(Stack stack);
 
 // Bytes per element of weights, gradients and activations: 2 with mixed
 // precision, 4 in tf32/fp32.

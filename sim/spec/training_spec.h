@@ -35,6 +35,12 @@ enum class Attention { kFlash, kCudnn, kFlash3, kUnfused };
 // changes: kernel fusion, LoRA adapters, host dispatch, optimizer, ZeRO-3
 // gathers, the loss and its memory).
 enum class Stack { kMegatron, kNemo, kDeepspeed, kFsdp, kHf, kLlamaFactory, kUnsloth };
+// What a QLoRA job's preparation leaves in fp32 of the 16-bit parameters
+// (model/kbit_upcast.h): all of them, the embeddings and LM head with the
+// norms (PEFT's prepare_model_for_kbit_training), the norms only (TRL's
+// SFTTrainer, which casts the embeddings and LM head back), or none
+// (LLaMA-Factory's default, Unsloth, a model prepared without the upcast).
+enum class QloraUpcast { kAll, kNorms, kNone };
 // How unpacked samples are padded: each to seq_len (HF padding="max_length",
 // Qwen's finetune.py), or each micro-batch to its longest sample (HF
 // DataCollatorWithPadding and DataCollatorForSeq2Seq, LLaMA-Factory, TRL
@@ -104,6 +110,13 @@ struct TrainingSpec {
   // hiding under the kernels before it, and no collective overlaps the
   // compute (validate_training.cc accepts it only where none would).
   bool launch_blocking = false;
+  // The Hugging Face transformers release the hf and llama-factory stacks
+  // run, as minor version of 4.x (5.0 and later: 100 + minor), which sets
+  // what its causal-LM loss holds (model/stack.h LossOf); 0: the current
+  // behaviour (4.49 and later).
+  int transformers = 0;
+  QloraUpcast qlora_upcast = QloraUpcast::kNone;  // the stack's (DefaultQloraUpcast) unless given
+  bool qlora_upcast_given = false;
   double epochs = 0;      // when the job is given in epochs of data.size (job_tokens follows)
   // The type gradients accumulate in and are reduced over data parallelism
   // in (training.grad_reduce: Megatron's --grad-reduce-in-bf16, NeMo's

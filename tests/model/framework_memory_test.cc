@@ -120,11 +120,13 @@ TEST(FrameworkMemory, TheAllocatorCachesMoreWhereShapesVary) {
   const MemoryBreakdown a = EstimateMemory(ds), b = EstimateMemory(fsdp);
   const double live_a = (a.total - a.framework).value(), live_b = (b.total - b.framework).value();
   EXPECT_NEAR(a.allocator_reserve.value(), 0.05 * live_a, 1);
-  EXPECT_NEAR(a.allocator_cache.value(), (0.15 / 0.85 - 0.05) * live_a, 1);  // the GPU holds it all
+  // The cache for varying sizes, with the blocks of the phase that is not
+  // the peak (memory_model.h phase_cache); the GPU holds it all.
+  EXPECT_NEAR(a.allocator_cache.value(), (0.15 / 0.85 - 0.05) * live_a + a.phase_cache.value(), 1);
   EXPECT_NEAR(a.observed.value(), (a.total + a.allocator_cache).value(), 1);
   EXPECT_NEAR(b.allocator_reserve.value(), 0.05 * live_b, 1);
-  EXPECT_EQ(b.allocator_cache.value(), 0);
-  EXPECT_EQ(b.observed.value(), b.total.value());
+  EXPECT_EQ(b.allocator_cache.value(), b.phase_cache.value());
+  EXPECT_EQ(b.observed.value(), (b.total + b.phase_cache).value());
   // DeepSpeed's 530B ZeRO-3 run at micro-batch 8 ran on A100-80GB: it fits
   // with the 5%, and its cache fills the rest of the GPU, short of the
   // 12.6% of its live tensors.

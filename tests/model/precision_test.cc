@@ -23,8 +23,9 @@ Scenario Mpt1b(const std::vector<std::string>& more) {
 }
 
 TEST(Precision, Fp32DoublesWeightsAndGradientsAndDropsTheMasterCopy) {
-  const MemoryBreakdown bf16 = EstimateMemory(Mpt1b({"training.precision=bf16"}));
-  const MemoryBreakdown fp32 = EstimateMemory(Mpt1b({"training.precision=fp32"}));
+  // Without recompute every activation is held, in the precision's width.
+  const MemoryBreakdown bf16 = EstimateMemory(Mpt1b({"training.precision=bf16", "training.recompute=none"}));
+  const MemoryBreakdown fp32 = EstimateMemory(Mpt1b({"training.precision=fp32", "training.recompute=none"}));
   EXPECT_NEAR(fp32.weights.value() / bf16.weights.value(), 2, 1e-9);
   // Megatron keeps bf16 gradients in fp32 already; FSDP in bf16.
   EXPECT_NEAR(fp32.gradients.value() / bf16.gradients.value(), 1, 1e-9);

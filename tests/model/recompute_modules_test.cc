@@ -109,8 +109,11 @@ TEST(RecomputeModules, TheBackwardRepeatsWhatIsListed) {
   for (const Op& op : again) {
     EXPECT_NE(op.kind, OpKind::kAttention);
     if (op.name == "swiglu") {
-      for (const Op& whole : fwd)
-        if (whole.name == "swiglu") EXPECT_DOUBLE_EQ(op.bytes.value(), whole.bytes.value());  // no shared expert
+      for (const Op& whole : fwd) {
+        if (whole.name == "swiglu") {
+          EXPECT_DOUBLE_EQ(op.bytes.value(), whole.bytes.value());  // no shared expert
+        }
+      }
     }
   }
   // Nothing is repeated unless recompute is selective.

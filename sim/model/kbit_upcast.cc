@@ -1,0 +1,43 @@
+#include "sim/model/kbit_upcast.h"
+
+#include <string>
+
+#include "sim/model/stack.h"
+
+namespace pf {
+
+bool ResidualUpcast(const TrainingSpec& t) {
+  return t.method == Method::kQlora && t.qlora_upcast != QloraUpcast::kNone && ActivationBytes(t.precision) == 2;
+}
+
+bool EdgesUpcast(const TrainingSpec& t) { return ResidualUpcast(t) && t.qlora_upcast == QloraUpcast::kAll; }
+
+double ResidualBytes(const TrainingSpec& t) { return ResidualUpcast(t) ? 4.0 : ActivationBytes(t.precision); }
+
+void UpcastCastOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, Pass pass,
+                   std::vector<Op>& ops) {
+  if (!ResidualUpcast(t)) return;
+  const double cast = 4 + b.e;  // read one width, write the other
+  const std::string suffix = pass == Pass::kBackward ? "_bwd" : "";
+  auto kernel = [&](const std::string& name, double elements) {
+    ops.push_back({name + suffix, OpKind::kMemory, Flops(0), Bytes(b.tokens * elements * cast)});
+  };
+  // Each 4-bit linear fed the fp32 stream: its input down, its output up.
+  struct Linear {
+    const char* name;
+    double in, out;
+  };
+  std::vector<Linear> linears{{"q", b.hidden, b.q}, {"k", b.hidden, b.kv}, {"v", b.hidden, b.kv}};
+  if (m.ffn_kind == FfnKind::kSwiglu) linears.push_back({"gate", b.hidden, b.ffn});
+  linears.push_back({"up", b.hidden, b.ffn});
+  linears.push_back({"down", b.ffn, b.hidden});
+  for (const Linear& l : linears) {
+    kernel(std::string("upcast_") + l.name + "_in", l.in);
+    kernel(std::string("upcast_") + l.name + "_out", l.out);
+  }
+  if (t.attention != Attention::kUnfused)  // FlashAttention takes 16-bit q, k, v
+    for (const auto& [name, width] : {std::pair<const char*, double>{"q", b.q}, {"k", b.kv}, {"v", b.kv}})
+      kernel(std::string("flash_cast_") + name, width);
+}
+
+}  // namespace pf
