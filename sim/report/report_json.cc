@@ -1,6 +1,7 @@
 #include "sim/report/money_report.h"
 #include "sim/report/report.h"
 
+#include "sim/model/kbit_upcast.h"
 #include "sim/model/known_gaps.h"
 #include "sim/model/model_math.h"
 #include "sim/model/padding.h"
@@ -62,7 +63,13 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                             {"computed_tokens_per_sequence", PaddedView(s).training.seq_len},
                             {"useful_tokens_per_sequence", s.training.useful_tokens_per_sequence()},
                             {"gradient_bytes", GradientBytes(s.training)},
-                            {"launch_blocking", s.training.launch_blocking}};
+                            {"launch_blocking", s.training.launch_blocking},
+                            {"qlora_upcast", ToString(ResidualUpcast(s.training) ? s.training.qlora_upcast
+                                                                                 : QloraUpcast::kNone)},
+                            {"transformers", s.training.transformers == 0
+                                                 ? std::string("current")
+                                                 : std::to_string(4 + s.training.transformers / 100) + "." +
+                                                       std::to_string(s.training.transformers % 100)}};
   // The recompute mode and, under selective, what it repeats (Megatron-Core's
   // modules; training_spec.h RecomputeModule).
   json modules = json::array();

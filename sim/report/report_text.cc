@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/model/kbit_upcast.h"
 #include "sim/model/known_gaps.h"
 #include "sim/model/model_math.h"
 #include "sim/model/padding.h"
@@ -64,6 +65,13 @@ std::string StackLine(const Scenario& s) {
     o += fmt::format("; each sample padded to {} tokens ({} useful, {:.0f}%)", t.seq_len,
                      int(t.useful_tokens_per_sequence()), 100 * t.useful_tokens_per_sequence() / t.seq_len);
   }
+  // PEFT's k-bit preparation (model/kbit_upcast.h).
+  if (ResidualUpcast(t))
+    o += EdgesUpcast(t) ? "; QLoRA as PEFT prepares it: norms, embeddings and head in fp32, so the residual stream"
+                          " and each 4-bit layer's output"
+                        : "; QLoRA as TRL prepares it: norms in fp32, so the residual stream and each 4-bit layer's"
+                          " output";
+  if (ResidualUpcast(t)) o += " are fp32 (training.qlora_upcast)";
   if (t.launch_blocking)
     o += fmt::format("; CUDA_LAUNCH_BLOCKING=1: each kernel issued after the last one ends, {:.1f} us of waiting "
                      "besides its issue",
