@@ -57,6 +57,7 @@ double GemmEfficiency(const GpuSpec& g, Precision p) {
 }
 
 Precision KernelPrecision(const Op& op, Precision p) {
+  if (op.fp32) return Precision::kFp32;
   return op.kind == OpKind::kAttention && p == Precision::kFp8 ? Precision::kBf16 : p;
 }
 
@@ -79,9 +80,10 @@ Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& c
 }
 
 Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal, OptimizerImpl impl,
-                      double grad_bytes) {
-  // Adam with fp32 master weights: bytes per parameter in stack.cc.
-  const Bytes moved(params * AdamBytesPerParam(impl, grad_bytes));
+                      double grad_bytes, bool pure_bf16) {
+  // Adam with fp32 master weights, or on bf16 state: bytes per parameter in
+  // stack.cc.
+  const Bytes moved(params * AdamBytesPerParam(impl, grad_bytes, pure_bf16));
   return kKernelOverhead +
          moved / (g.memory_bandwidth * (kHbmEfficiency * cal.training_kernel_efficiency));
 }

@@ -41,8 +41,9 @@ Precision KernelPrecision(const Op& op, Precision p);
 
 // Adam step over `params` parameters held on one GPU (memory-bound), fused
 // or as torch's foreach ops (model/stack.h), reading gradients of
-// grad_bytes each (stack.h GradientBytes).
+// grad_bytes each (stack.h GradientBytes), over fp32 state or, pure_bf16,
+// over bf16 parameters and moments with no master copy.
 Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal,
-                      OptimizerImpl impl = OptimizerImpl::kFused, double grad_bytes = 2);
+                      OptimizerImpl impl = OptimizerImpl::kFused, double grad_bytes = 2, bool pure_bf16 = false);
 
 }  // namespace pf

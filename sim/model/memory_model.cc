@@ -81,6 +81,8 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, b
     const double copies = m.moe.top_k * t.expert_load();
     sharded += 2 * sb * h * copies * ((expert_tp > 0 ? expert_tp : tp) == 1 ? 1.0 : double(tp));
   }
+  // LoRA's dropout and PEFT's fp32 inputs (stack_kernels.h).
+  sharded += sb * AdapterSavedBytesPerToken(m, t, tp) * tp / width;
   double scores = 0;
   // Megatron's fused softmax keeps its output, the dropout mask and output
   // (5 B a score); eager Hugging Face code the fp32 softmax output and its
@@ -126,7 +128,9 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
     };
     r.weights = Bytes(base * e / (p.zero >= 3 ? dp : 1));
     r.gradients = Bytes(sharded(GradientBytes(t), p.zero >= 2));  // fp32 under Megatron's bf16 (stack.h)
-    r.optimizer = Bytes(sharded(OptimizerBytes(t.precision), p.zero >= 1));
+    // pure_bf16: Adam's two moments in bf16, no master copy (8 B a
+    // parameter with the weights and gradients).
+    r.optimizer = Bytes(sharded(t.pure_bf16 ? 4 : OptimizerBytes(t.precision), p.zero >= 1));
     if (p.offload != Offload::kNone) {
       // ZeRO-Offload (Ren et al. 2021, Sec. 4): gradients go to host memory
       // bucket by bucket and the optimizer states live there; the GPU keeps

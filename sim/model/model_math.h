@@ -85,6 +85,9 @@ struct Op {
   // A GEMM's shape, output M x N reduced over K (0: not a plain GEMM).
   double m = 0, n = 0, k = 0;
   Attention kernel = Attention::kFlash;  // a kAttention op's kernel
+  // Runs in fp32 on the CUDA cores whatever the job's precision (PEFT's
+  // fp32 adapters without autocast: training.pure_bf16).
+  bool fp32 = false;
 };
 
 enum class Pass { kForward, kBackward };

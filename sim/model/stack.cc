@@ -121,15 +121,16 @@ double GradientBytes(const TrainingSpec& t) {
   return half && TraitsOf(t.stack).fp32_grads ? 4 : ElementBytes(t.precision);
 }
 
-double AdamBytesPerParam(OptimizerImpl impl, double grad_bytes) {
+double AdamBytesPerParam(OptimizerImpl impl, double grad_bytes, bool pure_bf16) {
   // Fused: read master 4 + grad + m 4 + v 4, write master 4 + m 4 + v 4
-  // + 16-bit copy 2 (compute_model.cc).
-  if (impl == OptimizerImpl::kFused) return 26 + grad_bytes;
+  // + 16-bit copy 2 (compute_model.cc); pure_bf16: the bf16 parameter and
+  // moments read and written, no master and no copy.
+  if (impl == OptimizerImpl::kFused) return pure_bf16 ? 12 + grad_bytes : 26 + grad_bytes;
   // torch/optim/adamw.py _multi_tensor_adamw, one foreach op at a time over
   // fp32 state and fp32 (autocast master) gradients: param.mul_ 8, exp_avg
   // lerp_ 12, exp_avg_sq mul_ 8 and addcmul_ 16, sqrt 8, div_ 8, add_(eps)
-  // 8, param.addcdiv_ 16.
-  return 84;
+  // 8, param.addcdiv_ 16; the same ops on bf16 tensors move half.
+  return pure_bf16 ? 42 : 84;
 }
 
 bool ReducesAfterFlush(const Scenario& s) {

@@ -114,7 +114,7 @@ double GradientBytes(const TrainingSpec& t);
 
 // Bytes of HBM traffic per trainable parameter of one Adam step, reading
 // gradients of grad_bytes each.
-double AdamBytesPerParam(OptimizerImpl impl, double grad_bytes);
+double AdamBytesPerParam(OptimizerImpl impl, double grad_bytes, bool pure_bf16 = false);
 
 // Linear layers (each its own ZeRO-3 fetch under DeepSpeed) in one block.
 int LinearModulesPerBlock(const ModelSpec& m, const StackTraits& traits);

@@ -126,7 +126,14 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
                 Pass pass, std::vector<Op>& ops) {
   if (t.method == Method::kFull) return;
   const bool bwd = pass == Pass::kBackward;
-  const double e = b.e, r = t.lora_rank;
+  const double r = t.lora_rank;
+  // PEFT keeps its adapters in fp32 (autocast_adapter_dtype); without
+  // autocast (pure_bf16) it casts each input to fp32 and runs the adapter
+  // there, on the CUDA cores, and casts the sum back (peft tuners/lora
+  // layer.py Linear.forward: x = self._cast_input_dtype(x,
+  // lora_A.weight.dtype) ... result.to(torch_result_dtype)).
+  const bool fp32 = t.pure_bf16 && st.adapters == Adapters::kPeft;
+  const double e = fp32 ? 4 : b.e;  // the adapter path's element bytes
   for (const AdaptedLinear& l : AdaptedLinears(m, t, b.tp))
     for (int copy = 0; copy < l.copies; ++copy) {  // each expert's adapter on its tokens
     const double n = b.tokens * l.token_share;
@@ -140,8 +147,16 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
       // parameter, forward and again for the input gradient.
       ops.push_back(Kernel(name + "_nf4_dequant", 2.5 * l.in * l.out));
       if (st.adapters == Adapters::kPeft && !bwd)  // peft lora/bnb.py Linear4bit: result = result.clone()
-        ops.push_back(Kernel(name + "_clone", 2 * n * l.out * e));
+        ops.push_back(Kernel(name + "_clone", 2 * n * l.out * b.e));
     }
+    if (fp32) {  // the input to fp32 forward, the input gradient back to 16 bits backward
+      ops.push_back(Kernel(name + (bwd ? "_dx_cast" : "_x_cast"), n * l.in * (4 + b.e)));
+      ops.push_back(Kernel(name + (bwd ? "_dout_cast" : "_out_cast"), n * l.out * (4 + b.e)));
+    }
+    // PEFT's nn.Dropout on the adapter's input (lora_dropout): reads it and
+    // writes the dropped copy and its mask (a byte), backward the gradient
+    // through the mask.
+    if (t.lora_dropout > 0) ops.push_back(Kernel(name + (bwd ? "_dropout_bwd" : "_dropout"), n * l.in * (2 * e + 1)));
     if (st.adapters == Adapters::kFused) {
       // A reads x; B's product is added onto the base output in place
       // (addmm): forward reads x and reads and writes the output; backward
@@ -156,20 +171,37 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
     // dropout an Identity). Forward: A reads x, B writes out, the scale
     // reads and writes out, the add reads two and writes one. Backward: the
     // scale, B's two and A's two gradient GEMMs, and dx accumulated.
+    auto gemm = [&](const std::string& k, double bytes, double f) {
+      Op op = Kernel(k, bytes, f);
+      op.fp32 = fp32;
+      ops.push_back(op);
+    };
     if (!bwd) {
-      ops.push_back(Kernel(name + "_A", n * e * l.in, flops / 2));
-      ops.push_back(Kernel(name + "_B", n * e * l.out, flops / 2));
+      gemm(name + "_A", n * e * l.in, flops / 2);
+      gemm(name + "_B", n * e * l.out, flops / 2);
       ops.push_back(Kernel(name + "_scale", n * e * 2 * l.out));
       ops.push_back(Kernel(name + "_add", n * e * 3 * l.out));
     } else {
       ops.push_back(Kernel(name + "_scale_bwd", n * e * 2 * l.out));
-      ops.push_back(Kernel(name + "_B_dgrad", n * e * l.out, flops / 4));
-      ops.push_back(Kernel(name + "_B_wgrad", n * e * l.out, flops / 4));
-      ops.push_back(Kernel(name + "_A_wgrad", n * e * l.in, flops / 4));
-      ops.push_back(Kernel(name + "_A_dgrad", n * e * l.in, flops / 4));
+      gemm(name + "_B_dgrad", n * e * l.out, flops / 4);
+      gemm(name + "_B_wgrad", n * e * l.out, flops / 4);
+      gemm(name + "_A_wgrad", n * e * l.in, flops / 4);
+      gemm(name + "_A_dgrad", n * e * l.in, flops / 4);
       ops.push_back(Kernel(name + "_dx_add", n * e * 3 * l.in));
     }
     }
+}
+
+double AdapterSavedBytesPerToken(const ModelSpec& m, const TrainingSpec& t, int tp) {
+  if (t.method == Method::kFull) return 0;
+  const bool fp32 = t.pure_bf16 && TraitsOf(t.stack).adapters == Adapters::kPeft;
+  if (!fp32 && t.lora_dropout <= 0) return 0;  // lora_A saves the layer's own input
+  // lora_A saves what it read: the dropped copy (and dropout its mask) or
+  // the fp32 cast of the input.
+  const double per_element = (fp32 ? 4.0 : ActivationBytes(t.precision)) + (t.lora_dropout > 0 ? 1 : 0);
+  double elements = 0;
+  for (const AdaptedLinear& l : AdaptedLinears(m, t, tp)) elements += l.copies * l.token_share * l.in;
+  return elements * per_element;
 }
 
 double LossTrafficPerLogit(Loss loss, double e, Pass pass) {

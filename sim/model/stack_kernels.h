@@ -44,6 +44,11 @@ void ActivationOps(const ModelSpec& m, const BlockShape& b, const StackTraits& s
 void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, const StackTraits& st,
                 Pass pass, std::vector<Op>& ops);
 
+// Bytes per token one block's adapters save beyond the block's own
+// tensors: with lora_dropout the dropped copy of each adapted layer's input
+// and its mask, and without autocast (pure_bf16) PEFT's fp32 cast of it.
+double AdapterSavedBytesPerToken(const ModelSpec& m, const TrainingSpec& t, int tp);
+
 // HBM bytes per logit element the loss moves in `pass`: Megatron's
 // vocabulary-parallel cross-entropy op by op over an fp32 copy (52 B
 // forward and backward at 16 bits) or fused (28 B); a softmax that reads

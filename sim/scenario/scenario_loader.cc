@@ -190,7 +190,8 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   v.ExpectKeys({"method", "precision", "seq_len", "micro_batch", "global_batch", "recompute",
                 "attention", "tokens", "images", "epochs", "lora_rank", "lora_targets", "stack", "packing", "sample_len",
                 "padding", "sample_len_cv", "per_sample_attention", "capacity_factor", "expert_imbalance", "grad_reduce",
-                "launch_blocking", "recompute_modules", "transformers", "qlora_upcast"});
+                "launch_blocking", "recompute_modules", "transformers", "qlora_upcast", "pure_bf16",
+                "lora_dropout"});
   if (vision) {
     for (const char* key : {"seq_len", "tokens", "attention", "lora_rank", "lora_targets", "packing", "sample_len",
                             "padding", "sample_len_cv", "per_sample_attention"})
@@ -264,6 +265,13 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   if (v.Has("packing")) t.packing = v.Get("packing").Bool();
   if (v.Has("launch_blocking")) t.launch_blocking = v.Get("launch_blocking").Bool();
   if (v.Has("transformers")) t.transformers = ParseTransformersRelease(v.Get("transformers"));
+  if (v.Has("pure_bf16")) t.pure_bf16 = v.Get("pure_bf16").Bool();
+  if (v.Has("lora_dropout")) {
+    t.lora_dropout = v.Get("lora_dropout").Number();
+    if (!(t.lora_dropout >= 0 && t.lora_dropout < 1))
+      v.Get("lora_dropout").Fail("\"" + v.Get("lora_dropout").Str() +
+                                 "\" is not accepted: a dropout probability in [0, 1) (PEFT's lora_dropout; 0: none)");
+  }
   t.qlora_upcast = DefaultQloraUpcast(t.stack);
   if (v.Has("qlora_upcast")) {
     t.qlora_upcast = v.Get("qlora_upcast").Enum<QloraUpcast>();

@@ -116,6 +116,15 @@ struct TrainingSpec {
   // behaviour (4.49 and later).
   int transformers = 0;
   QloraUpcast qlora_upcast = QloraUpcast::kNone;  // the stack's (DefaultQloraUpcast) unless given
+  // 16-bit parameters without automatic mixed precision (Trainer with
+  // torch_dtype=bfloat16 and no --bf16, LLaMA-Factory's pure_bf16,
+  // torchtune's dtype: bf16): no fp32 master copy, Adam's moments in bf16,
+  // and PEFT's adapters, which it keeps in fp32 (autocast_adapter_dtype,
+  // peft >= 0.12), run in fp32.
+  bool pure_bf16 = false;
+  // LoRA's dropout on each adapted layer's input (PEFT's lora_dropout;
+  // 0 makes it an Identity).
+  double lora_dropout = 0;
   bool qlora_upcast_given = false;
   double epochs = 0;      // when the job is given in epochs of data.size (job_tokens follows)
   // The type gradients accumulate in and are reduced over data parallelism

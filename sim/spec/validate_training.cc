@@ -145,6 +145,17 @@ std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
                                     "Unsloth); accepted: gpus_per_node 1 on 1 node, or stack hf / llama-factory"};
   if (t.method == Method::kFull && t.lora_targets != kAllLoraTargets)
     return SpecError{"training.lora_targets", "given, but training.method is full (every weight trains)"};
+  // Pure bf16 is a PyTorch-level choice (the model's dtype without
+  // autocast); Megatron, NeMo and DeepSpeed keep an fp32 master copy.
+  if (t.pure_bf16 && (t.precision != Precision::kBf16 || !(hf || t.stack == Stack::kFsdp)))
+    return SpecError{"training.pure_bf16",
+                     t.precision != Precision::kBf16
+                         ? std::string("true with precision \"") + ToString(t.precision) +
+                               "\"; accepted: with precision bf16 (bf16 parameters and Adam moments, no master copy)"
+                         : std::string("true with stack \"") + ToString(t.stack) +
+                               "\", which keeps an fp32 master copy; accepted: stacks hf, llama-factory, unsloth, fsdp"};
+  if (t.lora_dropout > 0 && t.method == Method::kFull)
+    return SpecError{"training.lora_dropout", "given, but training.method is full (no adapters)"};
   if (t.recompute == Recompute::kSelectiveOp && t.stack != Stack::kFsdp)
     return SpecError{"training.recompute", "\"selective_op\" (torchtitan's op-level selective checkpointing) with stack \"" +
                                                std::string(ToString(t.stack)) +

@@ -51,7 +51,9 @@ TEST(KbitUpcast, OnlyAQloraJobOnStackHfIsPreparedSoByDefault) {
 // The measured gap (kbit_upcast.h): 4.0 GiB per 16,384 tokens, the 32
 // checkpointed layer inputs at 4 bytes instead of 2.
 TEST(KbitUpcast, TheResidualStreamDoublesTheCheckpointedInputs) {
-  const Scenario none = Mistral({}), norms = Mistral({"training.qlora_upcast=norms"});
+  // Without the runs' dropout, whose saved copies are their own term.
+  const Scenario none = Mistral({"training.lora_dropout=0"}),
+                 norms = Mistral({"training.qlora_upcast=norms", "training.lora_dropout=0"});
   const double tokens = 4 * 4096, h = 4096;
   EXPECT_DOUBLE_EQ(LayerActivationBytes(norms.model, norms.training, 1, false, 0), tokens * h * 4);
   EXPECT_DOUBLE_EQ(LayerActivationBytes(none.model, none.training, 1, false, 0), tokens * h * 2);
@@ -147,6 +149,58 @@ TEST(Memory, TheLossAndTheRecomputedLayerPeakApart) {
   // nvidia-smi would show the cached layer's blocks too, as far as the GPU
   // holds them.
   EXPECT_NEAR(m.observed.value(), std::min(m.capacity.value(), (m.total + m.phase_cache).value()), 1);
+}
+
+// Pure bf16 (training.pure_bf16): full training holds 8 B a parameter
+// (bf16 weights, gradients and Adam moments, no master copy) and its foreach
+// Adam moves half the bytes; PEFT's fp32 adapters run without autocast.
+TEST(PureBf16, FullTrainingHoldsEightBytesAParameter) {
+  auto full = [](bool pure) {
+    std::vector<std::string> flags = {"training.method=full", "training.stack=fsdp"};
+    if (pure) flags.push_back("training.pure_bf16=true");
+    return EstimateMemory(LoadScenario(kRoot + "/scenarios/7b_lora_4x4090.yaml", flags));
+  };
+  const MemoryBreakdown mixed = full(false), pure = full(true);
+  EXPECT_EQ(pure.weights.value(), mixed.weights.value());
+  EXPECT_EQ(pure.gradients.value(), mixed.gradients.value());
+  EXPECT_NEAR(pure.optimizer.value() / mixed.optimizer.value(), 4.0 / 12, 1e-12);
+  EXPECT_DOUBLE_EQ(AdamBytesPerParam(OptimizerImpl::kForeach, 2, true), 42);
+  EXPECT_DOUBLE_EQ(AdamBytesPerParam(OptimizerImpl::kFused, 2, true), 14);
+}
+
+TEST(PureBf16, PeftsAdaptersRunInFp32WithTheirCasts) {
+  const Scenario mixed = LoadScenario(kRoot + "/tests/data/stacks/fms_mistral7b_lora_bs4.yaml",
+                                      {"training.pure_bf16=false", "training.lora_dropout=0"});
+  const Scenario pure = LoadScenario(kRoot + "/tests/data/stacks/fms_mistral7b_lora_bs4.yaml",
+                                     {"training.lora_dropout=0"});
+  ASSERT_TRUE(pure.training.pure_bf16);
+  const BlockShape b = BlockShape::Of(pure.model, pure.training, 1);
+  std::vector<Op> a, c;
+  AdapterOps(mixed.model, mixed.training, b, TraitsOf(Stack::kHf), Pass::kForward, a);
+  AdapterOps(pure.model, pure.training, b, TraitsOf(Stack::kHf), Pass::kForward, c);
+  ASSERT_EQ(c.size(), a.size() + 2 * 4);  // an input and an output cast on each of q, k, v, o
+  int fp32_gemms = 0;
+  for (const Op& op : c) fp32_gemms += op.fp32 ? 1 : 0;
+  EXPECT_EQ(fp32_gemms, 2 * 4);  // A and B of each
+  // lora_A saves the fp32 cast of each adapted input: q, k, v read the
+  // hidden state, o the attention's output (4,096 wide here).
+  EXPECT_DOUBLE_EQ(AdapterSavedBytesPerToken(pure.model, pure.training, 1), 4.0 * 4 * 4096);
+  EXPECT_DOUBLE_EQ(AdapterSavedBytesPerToken(mixed.model, mixed.training, 1), 0);
+}
+
+TEST(LoraDropout, CostsAKernelAndItsMaskPerAdaptedInput) {
+  const Scenario none = Mistral({"training.lora_dropout=0"}), drop = Mistral({"training.lora_dropout=0.1"});
+  const BlockShape b = BlockShape::Of(none.model, none.training, 1);
+  std::vector<Op> a, c;
+  AdapterOps(none.model, none.training, b, TraitsOf(Stack::kHf), Pass::kForward, a);
+  AdapterOps(drop.model, drop.training, b, TraitsOf(Stack::kHf), Pass::kForward, c);
+  ASSERT_EQ(c.size(), a.size() + 4);
+  double extra = 0;
+  for (const Op& op : c)
+    if (op.name.find("_dropout") != std::string::npos) extra += op.bytes.value();
+  EXPECT_NEAR(extra, 4 * 4096 * 4 * 4096 * (2 * 2 + 1), 1);  // n x in x (read, write, mask byte), 4 layers
+  // The dropped copy and the mask are saved for lora_A's backward.
+  EXPECT_DOUBLE_EQ(AdapterSavedBytesPerToken(drop.model, drop.training, 1), (2 + 1) * 4.0 * 4096);
 }
 
 }  // namespace
