@@ -46,6 +46,7 @@ void RecipeChanges(const Scenario& s, std::vector<Candidate>& out) {
   for (int z = p.zero + 1; z <= (p.pp > 1 ? 1 : 3); ++z) {
     Scenario c = s;
     c.parallel.zero = z;
+    ResolveQloraUpcast(c);  // as --set parallel.zero=... would load it
     std::vector<std::string> flags = DropSwitchesOfOtherLayouts(c.parallel);
     flags.insert(flags.begin(), "parallel.zero=" + Str(z));
     out.push_back({"ZeRO stage " + Str(z), flags, c});

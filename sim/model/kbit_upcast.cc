@@ -27,10 +27,14 @@ void UpcastCastOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& 
     const char* name;
     double in, out;
   };
+  // A mixture of experts: each expert a token reaches (top_k of them, and
+  // the shared ones) casts its own copy in and out; b.ffn already spans
+  // them.
+  const double copies = m.moe.enabled() ? m.moe.top_k * t.expert_load() + m.moe.shared_experts : 1;
   std::vector<Linear> linears{{"q", b.hidden, b.q}, {"k", b.hidden, b.kv}, {"v", b.hidden, b.kv}};
-  if (m.ffn_kind == FfnKind::kSwiglu) linears.push_back({"gate", b.hidden, b.ffn});
-  linears.push_back({"up", b.hidden, b.ffn});
-  linears.push_back({"down", b.ffn, b.hidden});
+  if (m.ffn_kind == FfnKind::kSwiglu) linears.push_back({"gate", b.hidden * copies, b.ffn});
+  linears.push_back({"up", b.hidden * copies, b.ffn});
+  linears.push_back({"down", b.ffn, b.hidden * copies});
   for (const Linear& l : linears) {
     kernel(std::string("upcast_") + l.name + "_in", l.in);
     kernel(std::string("upcast_") + l.name + "_out", l.out);

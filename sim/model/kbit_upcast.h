@@ -57,8 +57,8 @@
 namespace pf {
 
 // Bytes per element of the residual stream of this job's blocks: 4 under
-// the upcast (a 16-bit QLoRA job on a kbit_upcast stack), else the
-// activations' (precision's) bytes.
+// the upcast (a 16-bit QLoRA job whose qlora_upcast is all or norms), else
+// the activations' (precision's) bytes.
 double ResidualBytes(const TrainingSpec& t);
 bool ResidualUpcast(const TrainingSpec& t);
 // Under qlora_upcast `all`: the embedding and LM head in fp32.

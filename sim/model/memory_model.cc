@@ -79,7 +79,7 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, b
   // TP group's on each rank (expert_tp = tp) or its own (expert_tp = 1).
   if (m.moe.enabled()) {
     const double copies = m.moe.top_k * t.expert_load();
-    sharded += 2 * sb * h * copies * ((expert_tp > 0 ? expert_tp : tp) == 1 ? 1.0 : double(tp));
+    sharded += upcast * 2 * sb * h * copies * ((expert_tp > 0 ? expert_tp : tp) == 1 ? 1.0 : double(tp));
   }
   // LoRA's dropout and PEFT's fp32 inputs (stack_kernels.h).
   sharded += sb * AdapterSavedBytesPerToken(m, t, tp) * tp / width;

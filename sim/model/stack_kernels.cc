@@ -132,7 +132,7 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
   // there, on the CUDA cores, and casts the sum back (peft tuners/lora
   // layer.py Linear.forward: x = self._cast_input_dtype(x,
   // lora_A.weight.dtype) ... result.to(torch_result_dtype)).
-  const bool fp32 = t.pure_bf16 && st.adapters == Adapters::kPeft;
+  const bool fp32 = PeftAdaptersInFp32(t) && st.adapters == Adapters::kPeft;
   const double e = fp32 ? 4 : b.e;  // the adapter path's element bytes
   for (const AdaptedLinear& l : AdaptedLinears(m, t, b.tp))
     for (int copy = 0; copy < l.copies; ++copy) {  // each expert's adapter on its tokens
@@ -192,9 +192,13 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
     }
 }
 
+bool PeftAdaptersInFp32(const TrainingSpec& t) {
+  return t.pure_bf16 && t.method != Method::kFull && (t.stack == Stack::kHf || t.stack == Stack::kLlamaFactory);
+}
+
 double AdapterSavedBytesPerToken(const ModelSpec& m, const TrainingSpec& t, int tp) {
   if (t.method == Method::kFull) return 0;
-  const bool fp32 = t.pure_bf16 && TraitsOf(t.stack).adapters == Adapters::kPeft;
+  const bool fp32 = PeftAdaptersInFp32(t);
   if (!fp32 && t.lora_dropout <= 0) return 0;  // lora_A saves the layer's own input
   // lora_A saves what it read: the dropped copy (and dropout its mask) or
   // the fp32 cast of the input.

@@ -44,6 +44,12 @@ void ActivationOps(const ModelSpec& m, const BlockShape& b, const StackTraits& s
 void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, const StackTraits& st,
                 Pass pass, std::vector<Op>& ops);
 
+// PEFT's adapters (kept in fp32 by autocast_adapter_dtype) running in fp32
+// without autocast: pure_bf16 LoRA or QLoRA on the Trainer's stacks (hf,
+// llama-factory); torchtune (fsdp) keeps its adapters in the model's dtype,
+// Unsloth runs its own.
+bool PeftAdaptersInFp32(const TrainingSpec& t);
+
 // Bytes per token one block's adapters save beyond the block's own
 // tensors: with lora_dropout the dropped copy of each adapted layer's input
 // and its mask, and without autocast (pure_bf16) PEFT's fp32 cast of it.

@@ -6,6 +6,7 @@
 #include "sim/base/error.h"
 #include "sim/job/simulate.h"
 #include "sim/model/host_memory.h"
+#include "sim/spec/validate.h"
 #include "sim/model/memory_model.h"
 #include "sim/model/stack.h"
 #include "sim/plan/layouts.h"
@@ -29,6 +30,7 @@ std::optional<Alternative> FindAlternative(const Scenario& s, Seconds step) {
     // unless the file names one.
     if (!s.training.attention_given) megatron.training.attention = DefaultAttention(Stack::kMegatron);
     if (!s.training.padding_given) megatron.training.padding = DefaultPadding(Stack::kMegatron);
+    ResolveQloraUpcast(megatron);
     Layouts(megatron, s.cluster.nodes, s.training.micro_batch, layouts);
   }
   Alternative best;

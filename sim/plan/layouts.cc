@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/spec/names.h"
+#include "sim/spec/validate.h"
 
 namespace pf {
 namespace {
@@ -51,6 +52,7 @@ void Layouts(const Scenario& base, int nodes, int own_micro_batch, std::vector<S
               if (pp != base.parallel.pp) s.parallel.stage_layers.clear();  // the default split
               s.training.micro_batch = mb;
               s.training.recompute = rc;
+              ResolveQloraUpcast(s);  // as --set parallel.zero=... would load it
               out.push_back(std::move(s));
             }
 }

@@ -134,7 +134,8 @@ ScreenEstimate ScreenStep(const Scenario& s) {
     }
   }
   const Seconds optimizer = OptimizerTime(most_params / (p.zero >= 1 ? p.dp : 1), s.cluster.node.gpu, s.calibration,
-                                             TraitsOf(s.training.stack).optimizer, GradientBytes(t), t.pure_bf16);
+                                             TraitsOf(s.training.stack).optimizer, GradientBytes(t),
+                                             t.pure_bf16 && t.method == Method::kFull);
   est.exposed_comm = dp;
   est.step = pipeline + dp + optimizer;
   return est;

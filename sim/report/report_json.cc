@@ -66,6 +66,8 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                             {"launch_blocking", s.training.launch_blocking},
                             {"qlora_upcast", ToString(ResidualUpcast(s.training) ? s.training.qlora_upcast
                                                                                  : QloraUpcast::kNone)},
+                            {"pure_bf16", s.training.pure_bf16},
+                            {"lora_dropout", s.training.lora_dropout},
                             {"transformers", s.training.transformers == 0
                                                  ? std::string("current")
                                                  : std::to_string(4 + s.training.transformers / 100) + "." +

@@ -7,6 +7,7 @@
 #include "sim/model/model_math.h"
 #include "sim/model/padding.h"
 #include "sim/model/stack.h"
+#include "sim/model/stack_kernels.h"
 #include "sim/model/vision.h"
 #include "sim/spec/names.h"
 #include "sim/report/format.h"
@@ -72,6 +73,10 @@ std::string StackLine(const Scenario& s) {
                         : "; QLoRA as TRL prepares it: norms in fp32, so the residual stream and each 4-bit layer's"
                           " output";
   if (ResidualUpcast(t)) o += " are fp32 (training.qlora_upcast)";
+  if (t.pure_bf16)
+    o += PeftAdaptersInFp32(t) ? "; pure bf16 (no autocast, no fp32 master copy; PEFT's adapters in fp32)"
+                               : "; pure bf16 (no autocast, no fp32 master copy)";
+  if (t.lora_dropout > 0) o += fmt::format("; LoRA dropout {:g}", t.lora_dropout);
   if (t.launch_blocking)
     o += fmt::format("; CUDA_LAUNCH_BLOCKING=1: each kernel issued after the last one ends, {:.1f} us of waiting "
                      "besides its issue",

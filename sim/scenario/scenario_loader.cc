@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <regex>
 
 #include "sim/model/data_costs.h"
 #include "sim/base/io.h"
@@ -174,12 +174,13 @@ ParallelSpec ParseParallel(const YamlView& par) {
 // later, kept as 4.x's minor (5.x as 100 + minor).
 int ParseTransformersRelease(const YamlView& v) {
   const std::string text = v.Str();
-  int major = 0, minor = 0, used = 0;
-  const bool read = std::sscanf(text.c_str(), "%d.%d%n", &major, &minor, &used) == 2;
-  int patch = 0, more = 0;
-  const bool tail = read && (text[used] == '\0' ||
-                             (std::sscanf(text.c_str() + used, ".%d%n", &patch, &more) == 1 && text[used + more] == '\0'));
-  if (!read || !tail || minor < 0 || minor > 99 || (major == 4 && minor < 30) || major < 4 || major > 9)
+  // Digits only: MAJOR (one digit), MINOR (one or two, no leading zero),
+  // an optional PATCH (up to four).
+  static const std::regex kRelease(R"(([4-9])\.([1-9][0-9]?|0)(\.[0-9]{1,4})?)");
+  std::smatch m;
+  const bool read = std::regex_match(text, m, kRelease);
+  const int major = read ? std::stoi(m[1]) : 0, minor = read ? std::stoi(m[2]) : 0;
+  if (!read || (major == 4 && minor < 30))
     v.Fail("\"" + text + "\" is not accepted: a Hugging Face transformers release such as 4.48 (4.30 or later)");
   return major == 4 ? minor : 100 * (major - 4) + minor;
 }
@@ -194,7 +195,8 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
                 "lora_dropout"});
   if (vision) {
     for (const char* key : {"seq_len", "tokens", "attention", "lora_rank", "lora_targets", "packing", "sample_len",
-                            "padding", "sample_len_cv", "per_sample_attention"})
+                            "padding", "sample_len_cv", "per_sample_attention", "transformers", "qlora_upcast",
+                            "pure_bf16", "lora_dropout"})
       if (v.Has(key)) v.Get(key).Fail("given, but the model is a vision model (images, not token sequences)");
   } else if (v.Has("images")) {
     v.Get("images").Fail("given, but the model is a transformer: training.tokens sets the job's length");
@@ -419,12 +421,7 @@ Scenario LoadScenario(const std::string& path, const std::vector<std::string>& o
   if (root.Has("job")) s.job = ParseJob(root.Get("job"));
   if (s.training.epochs > 0) s.training.job_tokens = JobTokensOfEpochs(s, root.Get("training").Get("epochs"));
   ResolveDataParallel(s);
-  // Sharded QLoRA (FSDP or ZeRO-3 over more than one GPU) is not prepared
-  // with the upcast: TRL's SFTTrainer skips prepare_model_for_kbit_training
-  // there ("one should never call peft_module_casting_to_bf16 or
-  // prepare_model_for_kbit_training when doing QLoRA + FSDP / DS-Zero3").
-  if (!s.training.qlora_upcast_given && s.parallel.zero >= 3 && s.parallel.dp > 1)
-    s.training.qlora_upcast = QloraUpcast::kNone;
+  ResolveQloraUpcast(s);
   if (auto e = Validate(s)) throw InputError(root.Find(e->key).location(), e->key, e->message);
   return s;
 }

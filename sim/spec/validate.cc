@@ -423,6 +423,16 @@ std::optional<SpecError> Validate(const Scenario& s) {
   return {};
 }
 
+void ResolveQloraUpcast(Scenario& s) {
+  if (s.training.qlora_upcast_given) return;
+  // Sharded QLoRA is not prepared with the upcast: TRL's SFTTrainer skips
+  // prepare_model_for_kbit_training there ("one should never call
+  // peft_module_casting_to_bf16 or prepare_model_for_kbit_training when
+  // doing QLoRA + FSDP / DS-Zero3").
+  s.training.qlora_upcast = s.parallel.zero >= 3 && s.parallel.dp > 1 ? QloraUpcast::kNone
+                                                                       : DefaultQloraUpcast(s.training.stack);
+}
+
 void ResolveDataParallel(Scenario& s) {
   ParallelSpec& p = s.parallel;
   const long long gpus = s.cluster.gpus(), tp_pp = Product({p.tp, p.cp, p.pp});

@@ -37,4 +37,10 @@ std::optional<SpecError> Validate(const Scenario& s);
 // GPUs / (tp x pp). Leaves dp alone otherwise.
 void ResolveDataParallel(Scenario& s);
 
+// training.qlora_upcast where the scenario does not give it: its stack's
+// (DefaultQloraUpcast), and none for sharded QLoRA (ZeRO-3 over more than
+// one DP rank), which TRL prepares without the upcast. Called wherever a
+// scenario's stack or layout is set (the loader, the layout screen).
+void ResolveQloraUpcast(Scenario& s);
+
 }  // namespace pf

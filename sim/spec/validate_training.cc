@@ -154,6 +154,12 @@ std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
                                "\"; accepted: with precision bf16 (bf16 parameters and Adam moments, no master copy)"
                          : std::string("true with stack \"") + ToString(t.stack) +
                                "\", which keeps an fp32 master copy; accepted: stacks hf, llama-factory, unsloth, fsdp"};
+  // PEFT's fp32 adapters run at the GPU's fp32 rate.
+  if (t.pure_bf16 && t.method != Method::kFull && (t.stack == Stack::kHf || t.stack == Stack::kLlamaFactory) &&
+      !(PeakFlops(s.cluster.node.gpu, Precision::kFp32).value() > 0))
+    return SpecError{"training.pure_bf16", "true with LoRA on " + s.cluster.node.gpu.name +
+                                               ", which has no fp32 rate in topologies/gpus.yaml for PEFT's fp32 "
+                                               "adapters; accepted: false, or a GPU with an fp32 rate"};
   if (t.lora_dropout > 0 && t.method == Method::kFull)
     return SpecError{"training.lora_dropout", "given, but training.method is full (no adapters)"};
   if (t.recompute == Recompute::kSelectiveOp && t.stack != Stack::kFsdp)

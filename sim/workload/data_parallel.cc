@@ -224,7 +224,8 @@ int DataParallelEmitter::Optimizer(int gpu, int d, int last) {
     o.first = o.last = g_.Compute(gpu, "optimizer",
                                   {OptimizerTime(params, s_.cluster.node.gpu, s_.calibration,
                                                  TraitsOf(s_.training.stack).optimizer,
-                                                 GradientBytes(s_.training), s_.training.pure_bf16),
+                                                 GradientBytes(s_.training),
+                                                 s_.training.pure_bf16 && s_.training.method == Method::kFull),
                                    Flops(0), Seconds(0)},
                                   preflight::OPTIMIZER);
   } else {

@@ -8,12 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/base/error.h"
 #include "sim/job/simulate.h"
 #include "sim/model/kbit_upcast.h"
 #include "sim/model/memory_model.h"
 #include "sim/model/stack.h"
 #include "sim/model/stack_kernels.h"
 #include "sim/scenario/scenario_loader.h"
+#include "sim/spec/validate.h"
 #include "tests/test_util.h"
 
 namespace pf {
@@ -46,6 +48,26 @@ TEST(KbitUpcast, OnlyAQloraJobOnStackHfIsPreparedSoByDefault) {
                                      {"cluster.gpus_per_node=2", "parallel.dp=2", "parallel.zero=3",
                                       "training.global_batch=2"});
   EXPECT_EQ(fsdp.training.qlora_upcast, QloraUpcast::kNone);
+}
+
+// Scenarios the layout screen and the fit suggestions derive (another
+// stack, ZeRO-3) take the default the loader would give them.
+TEST(KbitUpcast, DerivedScenariosResolveTheirOwnDefault) {
+  const Scenario s = LoadScenario(kRoot + "/tests/data/stacks/unsloth_ctx_llama31_8b_hf_80gb.yaml");
+  ASSERT_EQ(s.training.qlora_upcast, QloraUpcast::kAll);
+  Scenario megatron = s;
+  megatron.training.stack = Stack::kMegatron;
+  ResolveQloraUpcast(megatron);
+  EXPECT_EQ(megatron.training.qlora_upcast, QloraUpcast::kNone);
+  Scenario sharded = s;
+  sharded.parallel.zero = 3, sharded.parallel.dp = 2;
+  ResolveQloraUpcast(sharded);
+  EXPECT_EQ(sharded.training.qlora_upcast, QloraUpcast::kNone);
+  // A value the file gives is kept.
+  Scenario given = Mistral({"training.qlora_upcast=norms"});
+  given.training.stack = Stack::kMegatron;
+  ResolveQloraUpcast(given);
+  EXPECT_EQ(given.training.qlora_upcast, QloraUpcast::kNorms);
 }
 
 // The measured gap (kbit_upcast.h): 4.0 GiB per 16,384 tokens, the 32
@@ -201,6 +223,28 @@ TEST(LoraDropout, CostsAKernelAndItsMaskPerAdaptedInput) {
   EXPECT_NEAR(extra, 4 * 4096 * 4 * 4096 * (2 * 2 + 1), 1);  // n x in x (read, write, mask byte), 4 layers
   // The dropped copy and the mask are saved for lora_A's backward.
   EXPECT_DOUBLE_EQ(AdapterSavedBytesPerToken(drop.model, drop.training, 1), (2 + 1) * 4.0 * 4096);
+}
+
+TEST(PureBf16, PeftAdaptersNeedTheGpusFp32Rate) {
+  try {
+    LoadScenario(kRoot + "/tests/data/stacks/fms_mistral7b_lora_bs4.yaml", {"cluster.node.gpu=Ascend-910B"});
+    FAIL() << "fp32 adapters on a GPU without an fp32 rate were accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "training.pure_bf16") << e.what();
+    EXPECT_NE(std::string(e.what()).find("no fp32 rate"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PureBf16, NotOnAVisionModel) {
+  for (const char* key : {"training.pure_bf16=true", "training.lora_dropout=0.1", "training.transformers=4.48",
+                          "training.qlora_upcast=none"}) {
+    try {
+      LoadScenario(kRoot + "/scenarios/resnet50_1xA100.yaml", {key});
+      FAIL() << key << " was accepted on a vision model";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("vision model"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace
