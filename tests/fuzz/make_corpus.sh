@@ -27,6 +27,9 @@ with_sets foundry_mpt1b_8xA100 foundry_mpt1b_h100_fp8 cluster.node=h100-sxm-8x t
 with_sets 7b_qlora_2x4090 7b_qlora_2x4090_bad_override parallel.tp parallel.tp.x=1
 with_sets mixtral_8x7b_64xH100 mixtral_ep4_deepep_imbalance parallel.ep=4 parallel.ep_dispatcher=deepep \
   training.expert_imbalance=1.2 training.capacity_factor=1.25
+with_sets 7b_qlora_2x4090 7b_qlora_2x4090_hf_upcast training.stack=hf parallel.dp=2 training.qlora_upcast=norms \
+  training.transformers=4.47 training.lora_dropout=0.05
+with_sets 7b_lora_4x4090 7b_lora_4x4090_pure_bf16 training.stack=hf training.pure_bf16=true training.lora_dropout=0.1
 with_sets mixtral_8x7b_64xH100 deepseek_v2_lite_ep8 "model={hf_config: deepseek-v2-lite}" parallel.pp=1 \
   parallel.vp=1 parallel.dp=64 training.global_batch=64
 # The model and the node inline, so that mutations reach their fields.
