@@ -249,7 +249,8 @@ void MemoryTable(std::string& o, const MemoryBreakdown& m, const std::vector<Fit
   // (framework_memory.h FrameworkMemory::allocator_cache).
   // Why it caches: the other phase's blocks (memory_model.h phase_cache),
   // sizes that vary, or both.
-  if (m.allocator_cache.value() > 0 && m.fits) {
+  // (Below the table's 0.1 GiB resolution it is not printed.)
+  if (m.allocator_cache.value() >= 0.05 * kGiB && m.fits) {
     const bool phase = m.phase_cache.value() > 0, varying = m.allocator_cache > m.phase_cache;
     const char* why = phase && varying ? "the off-peak phase's blocks, sizes vary"
                       : phase          ? "the off-peak phase's blocks (the loss or a recomputed layer)"
