@@ -73,16 +73,25 @@ TEST(FitSuggestions, EverySuggestionLoadsAndGivesThePromisedMemory) {
 // Under EP overlap (which needs no plain pipeline and no full recompute),
 // the suggestions that bring either turn it off, and say so: the pipeline
 // suggestion was dropped before, its layout being refused.
+// A scenario file with overrides, as a suggestion's flags extend them.
+struct Variant {
+  std::string path;
+  std::vector<std::string> flags;
+  Scenario Load(const std::vector<std::string>& more = {}) const {
+    std::vector<std::string> all = flags;
+    all.insert(all.end(), more.begin(), more.end());
+    return LoadScenario(path, all);
+  }
+};
+
 TEST(FitSuggestions, ThoseThatCannotOverlapTheExpertsTurnItOff) {
-  const std::string path = kRoot + "/tests/data/recipes/mb2607_qwen3_30b_a3b_bf16_ep16_overlap_16xH100.yaml";
-  const std::vector<std::string> variant = {"parallel.ep=2", "parallel.distributed_optimizer=false"};
-  const Scenario s = LoadScenario(path, variant);
+  const Variant v{kRoot + "/tests/data/recipes/mb2607_qwen3_30b_a3b_bf16_ep16_overlap_16xH100.yaml",
+                  {"parallel.ep=2", "parallel.distributed_optimizer=false"}};
+  const Scenario s = v.Load();
   ASSERT_FALSE(EstimateMemory(s).fits);
   bool pipeline = false;
   for (const FitSuggestion& f : SuggestFits(s)) {
-    std::vector<std::string> flags = variant;
-    flags.insert(flags.end(), f.overrides.begin(), f.overrides.end());
-    EXPECT_NO_THROW(LoadScenario(path, flags)) << f.change;
+    EXPECT_NO_THROW(v.Load(f.overrides)) << f.change;
     if (f.change.find("pipeline") == std::string::npos) continue;
     pipeline = true;
     EXPECT_EQ(f.overrides.back(), "parallel.ep_overlap=false");
@@ -94,9 +103,9 @@ TEST(FitSuggestions, ThoseThatCannotOverlapTheExpertsTurnItOff) {
 // recompute modules (cheaper than whole layers), with the modules the model
 // has: GPT-OSS 120B at micro-batch 2 without recompute, 83 GiB of 80.
 TEST(FitSuggestions, MegatronCoreJobsAreOfferedTheirRecomputeModules) {
-  const std::string path = kRoot + "/tests/data/recipes/mb2604_gpt_oss_120b_64xH100.yaml";
-  const std::vector<std::string> variant = {"training.recompute=none", "training.micro_batch=2"};
-  const Scenario s = LoadScenario(path, variant);
+  const Variant v{kRoot + "/tests/data/recipes/mb2604_gpt_oss_120b_64xH100.yaml",
+                  {"training.recompute=none", "training.micro_batch=2"}};
+  const Scenario s = v.Load();
   ASSERT_FALSE(EstimateMemory(s).fits);
   bool offered = false;
   for (const FitSuggestion& f : SuggestFits(s)) {
@@ -104,9 +113,7 @@ TEST(FitSuggestions, MegatronCoreJobsAreOfferedTheirRecomputeModules) {
     offered = true;
     EXPECT_EQ(f.overrides, (std::vector<std::string>{"training.recompute=selective",
                                                      "training.recompute_modules=[core_attn,layernorm,moe_act]"}));
-    std::vector<std::string> flags = variant;
-    flags.insert(flags.end(), f.overrides.begin(), f.overrides.end());
-    const Scenario c = LoadScenario(path, flags);
+    const Scenario c = v.Load(f.overrides);
     EXPECT_TRUE(c.training.recomputes(RecomputeModule::kMoeAct));
     EXPECT_EQ(EstimateMemory(c).total.value(), f.per_gpu.value());
   }
