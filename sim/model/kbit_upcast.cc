@@ -3,6 +3,7 @@
 #include <string>
 
 #include "sim/model/stack.h"
+#include "sim/spec/names.h"
 
 namespace pf {
 
@@ -38,6 +39,27 @@ void UpcastCastOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& 
   for (const Linear& l : linears) {
     kernel(std::string("upcast_") + l.name + "_in", l.in);
     kernel(std::string("upcast_") + l.name + "_out", l.out);
+  }
+  // The weights of the linears fed fp32: bitsandbytes' Linear4bit takes
+  // its compute dtype from its first input when that is fp32 or bf16 (bnb
+  // 0.43.3 nn/modules.py set_compute_type: "we switch to this type for
+  // speed and stability"), so q, k, v, gate, up, down and a router compute
+  // in fp32; o_proj's input is the attention's 16-bit output. MatMul4Bit
+  // then casts the dequantized 16-bit weight to fp32
+  // (autograd/_functions.py: F.dequantize_4bit(B, quant_state).to(A.dtype))
+  // and autocast casts it back to 16 bits for the matmul: read 2 and write
+  // 4, then read 4 and write 2 bytes a parameter, on every local expert's
+  // weights. Forward and recompute only: the backward's grad_output is
+  // already 16-bit (its .to(grad_output.dtype) copies nothing).
+  if (pass == Pass::kForward) {
+    auto weight = [&](const std::string& name, double params) {
+      ops.push_back({"upcast_" + name + "_w_to_fp32", OpKind::kMemory, Flops(0), Bytes(params * (b.e + 4))});
+      ops.push_back({"upcast_" + name + "_w_autocast", OpKind::kMemory, Flops(0), Bytes(params * (4 + b.e))});
+    };
+    for (const AdaptedLinear& l : BaseLinears(m, t, b.tp))
+      if (l.target != LoraTarget::kO)
+        for (int copy = 0; copy < l.copies; ++copy) weight(ToString(l.target), l.in * l.out);
+    if (m.moe.enabled()) weight("router", double(m.hidden) * m.moe.experts);
   }
   if (t.attention != Attention::kUnfused)  // FlashAttention takes 16-bit q, k, v
     for (const auto& [name, width] : {std::pair<const char*, double>{"q", b.q}, {"k", b.kv}, {"v", b.kv}})

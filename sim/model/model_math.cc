@@ -81,7 +81,7 @@ std::vector<Op> LayerGemms(const ModelSpec& m, const TrainingSpec& t, const Laye
 
 }  // namespace
 
-std::vector<AdaptedLinear> AdaptedLinears(const ModelSpec& m, const TrainingSpec& t, int tp) {
+std::vector<AdaptedLinear> BaseLinears(const ModelSpec& m, const TrainingSpec& t, int tp) {
   const double h = m.hidden, q = m.q_dim() / tp, o = m.v_dim() / tp, kv = KvDimPerRank(m, tp);
   std::vector<AdaptedLinear> all = {{LoraTarget::kQ, h, q}, {LoraTarget::kK, h, kv}, {LoraTarget::kV, h, kv},
                                     {LoraTarget::kO, o, h}};
@@ -99,8 +99,14 @@ std::vector<AdaptedLinear> AdaptedLinears(const ModelSpec& m, const TrainingSpec
   }
   std::vector<AdaptedLinear> out;
   for (const AdaptedLinear& l : all)
-    if ((t.lora_targets & Bit(l.target)) && (l.target != LoraTarget::kGate || m.ffn_kind == FfnKind::kSwiglu))
-      out.push_back(l);
+    if (l.target != LoraTarget::kGate || m.ffn_kind == FfnKind::kSwiglu) out.push_back(l);
+  return out;
+}
+
+std::vector<AdaptedLinear> AdaptedLinears(const ModelSpec& m, const TrainingSpec& t, int tp) {
+  std::vector<AdaptedLinear> out;
+  for (const AdaptedLinear& l : BaseLinears(m, t, tp))
+    if (t.lora_targets & Bit(l.target)) out.push_back(l);
   return out;
 }
 
@@ -454,6 +460,7 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards 
   PermuteOps(m, t, shards, pass, st.kernels == Kernels::kEager, ops);
   ops.push_back(Memory("residual2", mem_factor * bsh * (3 * re + 1)));
   RecipeOps(m, t, shards, bwd, ops);
+  Nf4DequantOps(m, t, shape, ops);
   AdapterOps(m, t, wide, st, pass, ops);
   UpcastCastOps(m, t, shape, pass, ops);
   return ops;

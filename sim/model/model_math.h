@@ -166,6 +166,9 @@ struct AdaptedLinear {
   double token_share = 1;
 };
 std::vector<AdaptedLinear> AdaptedLinears(const ModelSpec& m, const TrainingSpec& t, int tp);
+// Every linear layer of one block, adapted or not, in the same terms (the
+// base weights QLoRA quantizes: all but the LM head).
+std::vector<AdaptedLinear> BaseLinears(const ModelSpec& m, const TrainingSpec& t, int tp);
 
 // Rank-r LoRA adapters (Hu et al. 2021) on training.lora_targets: the sum
 // of in + out over the adapted linear layers of one block (an adapter holds

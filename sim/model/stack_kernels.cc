@@ -141,14 +141,8 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
     // x*A then *B: 2 r (in + out) FLOPs per token forward, twice that
     // backward (input and weight gradients of both).
     const double flops = 2 * n * r * (l.in + l.out) * (bwd ? 2 : 1);
-    if (t.method == Method::kQlora) {
-      // bitsandbytes NF4 (and Unsloth's fast_dequantize): each use of a base
-      // weight dequantizes it to 16 bits, reading 0.5 B and writing 2 B per
-      // parameter, forward and again for the input gradient.
-      ops.push_back(Kernel(name + "_nf4_dequant", 2.5 * l.in * l.out));
-      if (st.adapters == Adapters::kPeft && !bwd)  // peft lora/bnb.py Linear4bit: result = result.clone()
-        ops.push_back(Kernel(name + "_clone", 2 * n * l.out * b.e));
-    }
+    if (t.method == Method::kQlora && st.adapters == Adapters::kPeft && !bwd)
+      ops.push_back(Kernel(name + "_clone", 2 * n * l.out * b.e));  // peft lora/bnb.py Linear4bit: result = result.clone()
     if (fp32) {  // the input to fp32 forward, the input gradient back to 16 bits backward
       ops.push_back(Kernel(name + (bwd ? "_dx_cast" : "_x_cast"), n * l.in * (4 + b.e)));
       ops.push_back(Kernel(name + (bwd ? "_dout_cast" : "_out_cast"), n * l.out * (4 + b.e)));
@@ -190,6 +184,32 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
       ops.push_back(Kernel(name + "_dx_add", n * e * 3 * l.in));
     }
     }
+}
+
+void Nf4DequantOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, std::vector<Op>& ops) {
+  if (t.method != Method::kQlora) return;
+  // bitsandbytes' dequantize_4bit (and Unsloth's fast_dequantize, which
+  // calls the same kernels) on every 4-bit base weight each time its
+  // linear runs, adapted or not: QLoRA quantizes every linear layer but the
+  // LM head (transformers' get_keys_to_not_convert), the frozen ones too.
+  // Forward, and again in backward for the input gradient (bitsandbytes
+  // MatMul4Bit.backward: grad_A = grad_output @ dequantize_4bit(B).t()).
+  // With double quantization (memory_model.cc: 4.127 bits) each call first
+  // dequantizes the 8-bit absmax (a byte read and an fp32 written per
+  // 64-weight block) and adds its offset (functional.py dequantize_4bit:
+  // quant_state.nested), then expands the weights: 0.5 B read and 2 B
+  // written per parameter. A mixture of experts dequantizes every local
+  // expert's weights, in Hugging Face's loop or Unsloth's alike, and its
+  // router (an nn.Linear the integration quantizes too).
+  auto dequant = [&](const std::string& name, double params) {
+    const double blocks = params / 64;
+    ops.push_back(Kernel(name + "_absmax_dequant", blocks * (1 + 4)));
+    ops.push_back(Kernel(name + "_absmax_offset", blocks * 8));
+    ops.push_back(Kernel(name + "_nf4_dequant", 2.5 * params));
+  };
+  for (const AdaptedLinear& l : BaseLinears(m, t, b.tp))
+    for (int copy = 0; copy < l.copies; ++copy) dequant(std::string(ToString(l.target)), l.in * l.out);
+  if (m.moe.enabled()) dequant("router", double(m.hidden) * m.moe.experts);
 }
 
 bool PeftAdaptersInFp32(const TrainingSpec& t) {

@@ -38,11 +38,15 @@ void RopeOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pas
 // Python loop: one per local expert, and one for the shared experts).
 void ActivationOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pass pass,
                    std::vector<Op>& ops, int loops = 1);
-// LoRA adapters on every linear layer (Hu et al. 2021; all linear layers as
-// QLoRA, Dettmers et al. 2023), and for QLoRA each base weight's NF4
-// dequantisation before its matmul.
+// LoRA adapters on the linear layers training.lora_targets names (Hu et
+// al. 2021; all linear layers as QLoRA, Dettmers et al. 2023).
 void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, const StackTraits& st,
                 Pass pass, std::vector<Op>& ops);
+
+// QLoRA: each 4-bit base weight's NF4 dequantisation before its matmul,
+// every linear layer of the block whether adapted or not (with double
+// quantization's two small kernels first). Nothing for other methods.
+void Nf4DequantOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, std::vector<Op>& ops);
 
 // PEFT's adapters (kept in fp32 by autocast_adapter_dtype) running in fp32
 // without autocast: pure_bf16 LoRA or QLoRA on the Trainer's stacks (hf,

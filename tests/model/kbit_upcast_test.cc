@@ -127,12 +127,21 @@ TEST(KbitUpcast, EachFourBitLinearCastsItsInputAndOutputAndFlashItsQkv) {
   EXPECT_EQ(b.e, 2);
   std::vector<Op> ops;
   UpcastCastOps(s.model, s.training, b, Pass::kForward, ops);
-  ASSERT_EQ(ops.size(), 6u * 2 + 3);  // q, k, v, gate, up, down in and out; FlashAttention's q, k, v
+  // q, k, v, gate, up, down: the input in and the output out, and the
+  // weight's two casts (Linear4bit computes in its fp32 input's dtype);
+  // FlashAttention's q, k, v.
+  ASSERT_EQ(ops.size(), 6u * 2 + 6u * 2 + 3);
   double bytes = 0;
   for (const Op& op : ops) bytes += op.bytes.value();
   const double n = 4 * 4096, h = 4096, f = 14336, q = 4096, kv = 1024;
   const double in = n * (5 * h + f), out = n * (q + 2 * kv + 2 * f + h), flash = n * (q + 2 * kv);
-  EXPECT_NEAR(bytes, (in + out + flash) * 6, 1);
+  const double weights = h * (q + 2 * kv) + 3 * h * f;  // not o: its input is the attention's 16-bit output
+  EXPECT_NEAR(bytes, (in + out + flash) * 6 + weights * 12, 1);
+  // Backward: the token casts only (the gradient reaching MatMul4Bit is
+  // 16-bit already).
+  std::vector<Op> bwd;
+  UpcastCastOps(s.model, s.training, b, Pass::kBackward, bwd);
+  EXPECT_EQ(bwd.size(), 6u * 2 + 3);
   std::vector<Op> none_ops;
   UpcastCastOps(s.model, Mistral({}).training, b, Pass::kForward, none_ops);
   EXPECT_TRUE(none_ops.empty());
