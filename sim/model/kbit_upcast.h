@@ -11,10 +11,11 @@
 // (trl/trainer/sft_trainer.py peft_module_casting_to_bf16, trl 0.13: the
 // embeddings and LM head back to bf16, "norm" modules kept in fp32). With
 // fp32 norm weights, LlamaRMSNorm returns weight * x in fp32; each
-// bitsandbytes Linear4bit casts an fp32 input to its compute dtype and its
-// output back to the input's (bnb nn/modules.py Linear4bit.forward:
-// x.to(self.compute_dtype) ... out.to(inp_dtype)), so q, k, v, gate, up and
-// down come out fp32 and from the first MLP on the residual stream is fp32;
+// bitsandbytes Linear4bit then computes in fp32, the dtype of its first
+// input (bnb 0.43.3 nn/modules.py set_compute_type), under autocast's bf16
+// matmul, and returns its output in the input's type (out.to(inp_dtype)),
+// so q, k, v, gate, up and down come out fp32 and from the first MLP on
+// the residual stream is fp32;
 // FlashAttention-2 casts q, k and v back to 16 bits (transformers'
 // flash-attention path warns: "The input hidden states seems to be silently
 // casted in float32, this might be related to the fact you have upcasted
