@@ -63,8 +63,7 @@ double RowFigure(const std::string& metric, const Scenario& s, const Result& r) 
   // dispatcher's own buffers or the allocator's cached blocks.
   if (metric == "peak_allocated_gib") {
     const MemoryBreakdown& m = r.memory;
-    return (m.weights + m.gradients + m.optimizer + m.activations + m.logits + m.zero_buffers).value() /
-           double(1ull << 30);
+    return LiveTensors(m).value() / double(1ull << 30);
   }
   if (!r.step) throw std::runtime_error(s.name + ": no simulated step for " + metric);
   if (metric == "step_time_s") return r.step->step_time.value();

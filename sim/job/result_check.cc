@@ -40,7 +40,9 @@ void CheckMemory(const Result& r) {
   for (auto [name, b] : {std::pair<const char*, Bytes>{"memory.weights", m.weights},
                          {"memory.gradients", m.gradients}, {"memory.optimizer", m.optimizer},
                          {"memory.activations", m.activations}, {"memory.logits", m.logits},
-                         {"memory.zero_buffers", m.zero_buffers}, {"memory.cuda_context", m.cuda_context},
+                         {"memory.zero_buffers", m.zero_buffers}, {"memory.optimizer_step", m.optimizer_step},
+                         {"memory.phases_apart", m.phases_apart},
+                         {"memory.cuda_context", m.cuda_context},
                          {"memory.nccl_buffers", m.nccl_buffers}, {"memory.allocator_reserve", m.allocator_reserve},
                          {"memory.framework", m.framework}, {"memory.allocator_cache", m.allocator_cache},
                          {"memory.observed", m.observed}, {"memory.total", m.total}})

@@ -22,6 +22,15 @@ struct MemoryBreakdown {
   Bytes activations;      // saved for backward, all in-flight micro-batches
   Bytes logits;           // last stage: logits + fp32 loss buffers
   Bytes zero_buffers;     // ZeRO-3: gathered layers in flight
+  // Foreach AdamW's temporary during the step (torch.optim,
+  // memory_model.cc ForeachAdamTemp); 0 where another optimizer steps.
+  Bytes optimizer_step;
+  // What the terms above count twice: where the Trainer's torch optimizer
+  // steps, the gradients are set to None after each step, so the forward's
+  // activations, loss and gathered layers (with the gradients only when
+  // micro-batches accumulate) and the step's gradients and temporary are
+  // two phases; the peak holds the larger and this is the rest (>= 0).
+  Bytes phases_apart;
   // The smaller of the two working sets that never coexist (the loss's and
   // one recomputed layer's, memory_model.cc StageMemory): not in the peak
   // of live tensors, but the caching allocator keeps its blocks, whose
@@ -49,6 +58,12 @@ struct MemoryBreakdown {
 
 // Per-GPU memory of the fullest pipeline stage.
 MemoryBreakdown EstimateMemory(const Scenario& s);
+
+// The tensors alive at the step's peak (what torch.cuda.max_memory_allocated
+// reports): states, activations, logits, gather buffers and the optimizer
+// step's temporary, less what of them is never alive together; without
+// the CUDA context, NCCL's buffers or the allocator.
+Bytes LiveTensors(const MemoryBreakdown& m);
 
 // The share of the GPU below which what is left to spare is thin (the
 // issue's "warns when under ~5%"): there

@@ -242,6 +242,11 @@ void MemoryTable(std::string& o, const MemoryBreakdown& m, const std::vector<Fit
   row("activations", m.activations);
   row("logits + loss", m.logits);
   row("ZeRO-3 gather buffers", m.zero_buffers);
+  row("Adam step (foreach)", m.optimizer_step);
+  if (m.phases_apart.value() >= 0.05 * kGiB)
+    o += fmt::format("  {:<22}{:>12}  gradients are freed after each step: the forward's tensors and the step's never "
+                     "coexist\n",
+                     "(phases apart)", "-" + Gib(m.phases_apart));
   row("CUDA context", m.cuda_context);
   row("NCCL buffers", m.nccl_buffers);
   row("allocator reserve", m.allocator_reserve);
