@@ -40,7 +40,7 @@ void CheckMemory(const Result& r) {
   for (auto [name, b] : {std::pair<const char*, Bytes>{"memory.weights", m.weights},
                          {"memory.gradients", m.gradients}, {"memory.optimizer", m.optimizer},
                          {"memory.activations", m.activations}, {"memory.logits", m.logits},
-                         {"memory.zero_buffers", m.zero_buffers}, {"memory.optimizer_step", m.optimizer_step},
+                         {"memory.zero_buffers", m.zero_buffers}, {"memory.optimizer_step", m.optimizer_step}, {"memory.ddp_buckets", m.ddp_buckets},
                          {"memory.phases_apart", m.phases_apart},
                          {"memory.cuda_context", m.cuda_context},
                          {"memory.nccl_buffers", m.nccl_buffers}, {"memory.allocator_reserve", m.allocator_reserve},

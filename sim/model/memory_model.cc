@@ -125,6 +125,22 @@ double ForeachAdamTemp(const Scenario& sc) {
   return t.method == Method::kFull && t.pure_bf16 ? 2 : 4;
 }
 
+// Whether the gradients also sit in DistributedDataParallel's buckets: the
+// Trainer (stacks hf, llama-factory, unsloth) data-parallel without
+// DeepSpeed ZeRO wraps the model in torch DDP through accelerate, whose
+// gradient_as_bucket_view defaults to False, so the all-reduce buckets are
+// a copy of the gradients kept from step to step (torch's DDP
+// documentation: a bucket view "can reduce peak memory usage, where the
+// saved memory size will be equal to the total gradients size"; accelerate
+// DistributedDataParallelKwargs gradient_as_bucket_view = False). Megatron
+// and NeMo accumulate into their contiguous buffer, DeepSpeed and FSDP
+// into their own.
+bool DdpBuckets(const Scenario& sc) {
+  const Stack st = sc.training.stack;
+  const bool trainer = st == Stack::kHf || st == Stack::kLlamaFactory || st == Stack::kUnsloth;
+  return trainer && sc.parallel.dp > 1 && sc.parallel.zero == 0;
+}
+
 // Weights, gradients and optimizer states of `stage`, per GPU, by method,
 // precision and ZeRO stage.
 void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
@@ -294,6 +310,7 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
       r.zero_buffers = Bytes(CountParams(m).per_layer / p.tp * (2 * w + g));
     }
   }
+  if (DdpBuckets(sc)) r.ddp_buckets = r.gradients;
   // torch's optimizer (ForeachAdamTemp): zero_grad(set_to_none=True) after
   // each step (the Trainer's model.zero_grad(), torch 2.x's default) frees
   // the gradients, and the backward has freed the activations, the loss
@@ -323,8 +340,8 @@ double TrainableParams(const Scenario& s) {
 }
 
 Bytes LiveTensors(const MemoryBreakdown& m) {
-  return m.weights + m.gradients + m.optimizer + m.activations + m.logits + m.zero_buffers + m.optimizer_step -
-         m.phases_apart;
+  return m.weights + m.gradients + m.optimizer + m.activations + m.logits + m.zero_buffers + m.ddp_buckets +
+         m.optimizer_step - m.phases_apart;
 }
 
 MemoryBreakdown EstimateMemory(const Scenario& s) {

@@ -22,6 +22,10 @@ struct MemoryBreakdown {
   Bytes activations;      // saved for backward, all in-flight micro-batches
   Bytes logits;           // last stage: logits + fp32 loss buffers
   Bytes zero_buffers;     // ZeRO-3: gathered layers in flight
+  // DistributedDataParallel's gradient buckets under the Trainer without
+  // ZeRO (dp > 1): a second copy of the gradients, alive through the step
+  // (memory_model.cc DdpBuckets).
+  Bytes ddp_buckets;
   // Foreach AdamW's temporary during the step (torch.optim,
   // memory_model.cc ForeachAdamTemp); 0 where another optimizer steps.
   Bytes optimizer_step;
@@ -60,8 +64,9 @@ struct MemoryBreakdown {
 MemoryBreakdown EstimateMemory(const Scenario& s);
 
 // The tensors alive at the step's peak (what torch.cuda.max_memory_allocated
-// reports): states, activations, logits, gather buffers and the optimizer
-// step's temporary, less what of them is never alive together; without
+// reports): states, activations, logits, gather buffers, DDP's buckets
+// and the optimizer step's temporary, less what of them is never alive
+// together; without
 // the CUDA context, NCCL's buffers or the allocator.
 Bytes LiveTensors(const MemoryBreakdown& m);
 

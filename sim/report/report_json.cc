@@ -88,6 +88,7 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                  {"optimizer_bytes", m.optimizer.value()},
                  {"activations_bytes", m.activations.value()}, {"logits_bytes", m.logits.value()},
                  {"zero_buffers_bytes", m.zero_buffers.value()}, {"optimizer_step_bytes", m.optimizer_step.value()},
+                 {"ddp_buckets_bytes", m.ddp_buckets.value()},
                  {"phases_apart_bytes", m.phases_apart.value()},
                  {"cuda_context_bytes", m.cuda_context.value()}, {"nccl_buffers_bytes", m.nccl_buffers.value()},
                  {"allocator_reserve_bytes", m.allocator_reserve.value()}, {"framework_bytes", m.framework.value()},

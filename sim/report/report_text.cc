@@ -242,6 +242,7 @@ void MemoryTable(std::string& o, const MemoryBreakdown& m, const std::vector<Fit
   row("activations", m.activations);
   row("logits + loss", m.logits);
   row("ZeRO-3 gather buffers", m.zero_buffers);
+  row("DDP gradient buckets", m.ddp_buckets);
   row("Adam step (foreach)", m.optimizer_step);
   if (m.phases_apart.value() >= 0.05 * kGiB)
     o += fmt::format("  {:<22}{:>12}  gradients are freed after each step: the forward's tensors and the step's never "

@@ -78,6 +78,22 @@ TEST(Memory, ForeachAdamStepsWithATemporaryAfterTheForwardIsFreed) {
   }
 }
 
+// The Trainer's DistributedDataParallel (accelerate: gradient_as_bucket_view
+// False) keeps its all-reduce buckets beside the gradients: a second copy,
+// through both phases. Not under DeepSpeed ZeRO, nor on one GPU.
+TEST(Memory, TrainerDdpKeepsItsBucketsBesideTheGradients) {
+  const std::string file = kRoot + "/tests/data/stacks/fms_mistral7b_full_bs4.yaml";
+  const std::vector<std::string> ddp = {"cluster.gpus_per_node=2", "parallel.dp=2", "training.global_batch=8"};
+  const MemoryBreakdown one = EstimateMemory(LoadScenario(file));
+  const MemoryBreakdown two = EstimateMemory(LoadScenario(file, ddp));
+  EXPECT_EQ(one.ddp_buckets.value(), 0);
+  EXPECT_DOUBLE_EQ(two.ddp_buckets.value(), two.gradients.value());
+  EXPECT_NEAR((LiveTensors(two) - LiveTensors(one)).value(), two.gradients.value(), 1);
+  std::vector<std::string> zero1 = ddp;
+  zero1.push_back("parallel.zero=1");
+  EXPECT_EQ(EstimateMemory(LoadScenario(file, zero1)).ddp_buckets.value(), 0);
+}
+
 TEST(Memory, LoraOn8xA800Fits) {
   const Scenario s = LoadScenario(Path("70b_8xA800_tp8.yaml"));
   const MemoryBreakdown m = EstimateMemory(s);
