@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "sim/model/kbit_upcast.h"
+
 namespace pf {
 
 int FfnMatrices(const ModelSpec& m) { return m.ffn_kind == FfnKind::kSwiglu ? 3 : 2; }
@@ -107,10 +109,21 @@ void PermuteOps(const ModelSpec& m, const TrainingSpec& t, const LayerShards& p,
   const double logits = tokens * m.moe.experts * 4;  // fp32 router probabilities
   for (const char* op : {"router_softmax", "router_topk", "router_one_hot"})
     ops.push_back({op, OpKind::kMemory, Flops(0), Bytes(k * 2 * logits)});
+  // The block's hidden states are the residual stream's type (fp32 under
+  // model/kbit_upcast.h), and so are the copies indexed out of them.
+  const double re = ResidualBytes(t);
+  const double indexed = re * h * (tokens + copies);
   const int local = m.moe.experts / p.ep;
   for (int i = 0; i < local; ++i) {
-    ops.push_back({"expert_index", OpKind::kMemory, Flops(0), Bytes(k * once / local)});
-    ops.push_back({"expert_index_add", OpKind::kMemory, Flops(0), Bytes(k * once / local)});
+    ops.push_back({"expert_index", OpKind::kMemory, Flops(0), Bytes(k * indexed / local)});
+    ops.push_back({"expert_index_add", OpKind::kMemory, Flops(0), Bytes(k * indexed / local)});
+    if (pass != Pass::kBackward) continue;
+    // hidden_states[None, top_x]'s backward (derivatives.yaml: index_backward
+    // into grad.new_zeros(self.sizes())) fills a zero tensor the size of the
+    // whole block input for each expert, and autograd adds each into the
+    // input's gradient (InputBuffer::accumulate: read both, write one).
+    ops.push_back({"expert_index_grad_zeros", OpKind::kMemory, Flops(0), Bytes(re * h * tokens)});
+    ops.push_back({"expert_grad_accumulate", OpKind::kMemory, Flops(0), Bytes(3 * re * h * tokens)});
   }
 }
 

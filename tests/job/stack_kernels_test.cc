@@ -158,6 +158,18 @@ TEST(StackKernels, QloraDequantizesEveryBaseWeightAdaptedOrNot) {
   for (const Op& op : LayerOps(trl.model, trl.training, 1, Pass::kForward, true))
     up += op.name.find("_w_to_fp32") != std::string::npos;
   EXPECT_EQ(up, 3 + 8 * 3 + 1);
+  // Hugging Face's expert loop indexes each expert's tokens out of the
+  // block input; the index's backward fills a zero tensor the size of the
+  // whole input per expert and autograd adds it into the input's gradient:
+  // 4 x tokens x hidden x 4 B (the fp32 stream) per expert.
+  double zeros = 0;
+  int accumulate = 0;
+  for (const Op& op : LayerOps(trl.model, trl.training, 1, Pass::kBackward, true)) {
+    if (op.name == "expert_index_grad_zeros") zeros += op.bytes.value();
+    accumulate += op.name == "expert_grad_accumulate";
+  }
+  EXPECT_DOUBLE_EQ(zeros, 8 * 4.0 * 4096 * 4 * h);
+  EXPECT_EQ(accumulate, 8);
   // LoRA keeps its weights in 16 bits: nothing to expand.
   int none = 0;
   EXPECT_EQ(dequant(LoadScenario(mixtral, {"training.method=lora"}), Pass::kForward, &none), 0);
