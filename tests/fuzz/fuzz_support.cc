@@ -104,12 +104,21 @@ void CheckMemory(const MemoryBreakdown& m) {
   const std::pair<const char*, Bytes> parts[] = {
       {"weights", m.weights},         {"gradients", m.gradients}, {"optimizer", m.optimizer},
       {"activations", m.activations}, {"logits", m.logits},       {"zero_buffers", m.zero_buffers},
-      {"cuda_context", m.cuda_context}, {"nccl_buffers", m.nccl_buffers}, {"allocator_reserve", m.allocator_reserve}};
+      {"cuda_context", m.cuda_context}, {"nccl_buffers", m.nccl_buffers}, {"allocator_reserve", m.allocator_reserve},
+      {"ddp_buckets", m.ddp_buckets}, {"optimizer_step", m.optimizer_step}};
   double sum = 0;
   for (const auto& [name, b] : parts) {
     InRange(std::string("memory.") + name, b.value(), 0);
     sum += b.value();
   }
+  // What the two phases never hold together is taken off, never more than
+  // the terms the phases share out (memory_model.h phases_apart).
+  const double apart_terms = (m.activations + m.logits + m.zero_buffers + m.gradients + m.optimizer_step).value();
+  InRange("memory.phases_apart", m.phases_apart.value(), 0);
+  if (m.phases_apart.value() > apart_terms * (1 + 1e-9))
+    Finding("memory.phases_apart is " + Num(m.phases_apart.value()) + ", more than the " + Num(apart_terms) +
+            " bytes of the terms it is taken from");
+  sum -= m.phases_apart.value();
   InRange("memory.total", m.total.value(), 0);
   InRange("memory.capacity", m.capacity.value(), 1);
   if (!Close(m.framework.value(), (m.cuda_context + m.nccl_buffers + m.allocator_reserve).value()))
