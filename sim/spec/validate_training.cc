@@ -160,6 +160,15 @@ std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
     return SpecError{"training.pure_bf16", "true with LoRA on " + s.cluster.node.gpu.name +
                                                ", which has no fp32 rate in topologies/gpus.yaml for PEFT's fp32 "
                                                "adapters; accepted: false, or a GPU with an fp32 rate"};
+  // Without autocast nothing casts the fp32 stream of PEFT's k-bit
+  // preparation back down: bitsandbytes' Linear4bit computes in its input's
+  // fp32 (nn/modules.py set_compute_type) and every base matmul runs at the
+  // fp32 rate, which is not modelled.
+  if (t.pure_bf16 && t.method == Method::kQlora && t.qlora_upcast != QloraUpcast::kNone)
+    return SpecError{"training.pure_bf16",
+                     std::string("true with QLoRA prepared with qlora_upcast \"") + ToString(t.qlora_upcast) +
+                         "\": without autocast the fp32 residual stream makes every 4-bit linear compute in fp32, "
+                         "which is not modelled; accepted: pure_bf16 false, or qlora_upcast none"};
   if (t.lora_dropout > 0 && t.method == Method::kFull)
     return SpecError{"training.lora_dropout", "given, but training.method is full (no adapters)"};
   if (t.recompute == Recompute::kSelectiveOp && t.stack != Stack::kFsdp)
