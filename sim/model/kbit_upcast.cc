@@ -3,7 +3,6 @@
 #include <string>
 
 #include "sim/model/stack.h"
-#include "sim/spec/names.h"
 
 namespace pf {
 
@@ -56,10 +55,8 @@ void UpcastCastOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& 
       ops.push_back({"upcast_" + name + "_w_to_fp32", OpKind::kMemory, Flops(0), Bytes(params * (b.e + 4))});
       ops.push_back({"upcast_" + name + "_w_autocast", OpKind::kMemory, Flops(0), Bytes(params * (4 + b.e))});
     };
-    for (const AdaptedLinear& l : BaseLinears(m, t, b.tp))
-      if (l.target != LoraTarget::kO)
-        for (int copy = 0; copy < l.copies; ++copy) weight(ToString(l.target), l.in * l.out);
-    if (m.moe.enabled()) weight("router", double(m.hidden) * m.moe.experts);
+    for (const FourBitWeight& w : FourBitWeights(m, t, b.tp))
+      if (!w.attention_input) weight(w.name, w.params);
   }
   if (t.attention != Attention::kUnfused)  // FlashAttention takes 16-bit q, k, v
     for (const auto& [name, width] : {std::pair<const char*, double>{"q", b.q}, {"k", b.kv}, {"v", b.kv}})

@@ -120,8 +120,7 @@ namespace {
 // two moments and this temporary at 2 B each.
 double ForeachAdamTemp(const Scenario& sc) {
   const TrainingSpec& t = sc.training;
-  const bool trainer = t.stack == Stack::kHf || t.stack == Stack::kLlamaFactory;
-  if (!trainer || sc.parallel.zero >= 1) return 0;
+  if (!OnHfTrainerWithPeft(t.stack) || sc.parallel.zero >= 1) return 0;
   return t.method == Method::kFull && t.pure_bf16 ? 2 : 4;
 }
 
@@ -136,9 +135,7 @@ double ForeachAdamTemp(const Scenario& sc) {
 // and NeMo accumulate into their contiguous buffer, DeepSpeed and FSDP
 // into their own.
 bool DdpBuckets(const Scenario& sc) {
-  const Stack st = sc.training.stack;
-  const bool trainer = st == Stack::kHf || st == Stack::kLlamaFactory || st == Stack::kUnsloth;
-  return trainer && sc.parallel.dp > 1 && sc.parallel.zero == 0;
+  return OnHfTrainer(sc.training.stack) && sc.parallel.dp > 1 && sc.parallel.zero == 0;
 }
 
 // Weights, gradients and optimizer states of `stage`, per GPU, by method,
@@ -172,7 +169,7 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
     // pure_bf16: Adam's two moments in bf16, no master copy (8 B a
     // parameter with the weights and gradients).
     r.optimizer = Bytes(sharded(t.pure_bf16 ? 4 : OptimizerBytes(t.precision), p.zero >= 1));
-    r.optimizer_step = Bytes(ForeachAdamTemp(sc) > 0 ? sharded(ForeachAdamTemp(sc), p.zero >= 1) : 0);
+    r.optimizer_step = Bytes(sharded(ForeachAdamTemp(sc), p.zero >= 1));
     if (p.offload != Offload::kNone) {
       // ZeRO-Offload (Ren et al. 2021, Sec. 4): gradients go to host memory
       // bucket by bucket and the optimizer states live there; the GPU keeps

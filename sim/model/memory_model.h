@@ -66,8 +66,7 @@ MemoryBreakdown EstimateMemory(const Scenario& s);
 // The tensors alive at the step's peak (what torch.cuda.max_memory_allocated
 // reports): states, activations, logits, gather buffers, DDP's buckets
 // and the optimizer step's temporary, less what of them is never alive
-// together; without
-// the CUDA context, NCCL's buffers or the allocator.
+// together; without the CUDA context, NCCL's buffers or the allocator.
 Bytes LiveTensors(const MemoryBreakdown& m);
 
 // The share of the GPU below which what is left to spare is thin (the

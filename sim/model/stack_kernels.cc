@@ -200,20 +200,26 @@ void Nf4DequantOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& 
   // quant_state.nested), then expands the weights: 0.5 B read and 2 B
   // written per parameter. A mixture of experts dequantizes every local
   // expert's weights, in Hugging Face's loop or Unsloth's alike, and its
-  // router (an nn.Linear the integration quantizes too).
-  auto dequant = [&](const std::string& name, double params) {
-    const double blocks = params / 64;
-    ops.push_back(Kernel(name + "_absmax_dequant", blocks * (1 + 4)));
-    ops.push_back(Kernel(name + "_absmax_offset", blocks * 8));
-    ops.push_back(Kernel(name + "_nf4_dequant", 2.5 * params));
-  };
-  for (const AdaptedLinear& l : BaseLinears(m, t, b.tp))
-    for (int copy = 0; copy < l.copies; ++copy) dequant(std::string(ToString(l.target)), l.in * l.out);
-  if (m.moe.enabled()) dequant("router", double(m.hidden) * m.moe.experts);
+  // router.
+  for (const FourBitWeight& w : FourBitWeights(m, t, b.tp)) {
+    const double blocks = w.params / 64;
+    ops.push_back(Kernel(w.name + "_absmax_dequant", blocks * (1 + 4)));
+    ops.push_back(Kernel(w.name + "_absmax_offset", blocks * 8));
+    ops.push_back(Kernel(w.name + "_nf4_dequant", 2.5 * w.params));
+  }
+}
+
+std::vector<FourBitWeight> FourBitWeights(const ModelSpec& m, const TrainingSpec& t, int tp) {
+  std::vector<FourBitWeight> out;
+  for (const AdaptedLinear& l : BaseLinears(m, t, tp))
+    for (int copy = 0; copy < l.copies; ++copy)
+      out.push_back({ToString(l.target), l.in * l.out, l.target == LoraTarget::kO});
+  if (m.moe.enabled()) out.push_back({"router", double(m.hidden) * m.moe.experts, false});
+  return out;
 }
 
 bool PeftAdaptersInFp32(const TrainingSpec& t) {
-  return t.pure_bf16 && t.method != Method::kFull && (t.stack == Stack::kHf || t.stack == Stack::kLlamaFactory);
+  return t.pure_bf16 && t.method != Method::kFull && OnHfTrainerWithPeft(t.stack);
 }
 
 double AdapterSavedBytesPerToken(const ModelSpec& m, const TrainingSpec& t, int tp) {

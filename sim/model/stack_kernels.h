@@ -4,6 +4,7 @@
 // LayerOps calls these for every block; each Op is one kernel launch.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "sim/model/model_math.h"
@@ -42,6 +43,18 @@ void ActivationOps(const ModelSpec& m, const BlockShape& b, const StackTraits& s
 // al. 2021; all linear layers as QLoRA, Dettmers et al. 2023).
 void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, const StackTraits& st,
                 Pass pass, std::vector<Op>& ops);
+
+// The weights of one block on one TP rank that QLoRA keeps in 4 bits:
+// every linear layer (model_math.h BaseLinears), a mixture of experts'
+// once per expert, and its router (an nn.Linear, which transformers'
+// bitsandbytes integration quantizes too; only the LM head is kept).
+// `attention_input`: o_proj's, fed the attention's 16-bit output.
+struct FourBitWeight {
+  std::string name;
+  double params = 0;
+  bool attention_input = false;
+};
+std::vector<FourBitWeight> FourBitWeights(const ModelSpec& m, const TrainingSpec& t, int tp);
 
 // QLoRA: each 4-bit base weight's NF4 dequantisation before its matmul,
 // every linear layer of the block whether adapted or not (with double

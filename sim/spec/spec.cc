@@ -20,10 +20,13 @@ FlopsPerSecond PeakFlops(const GpuSpec& g, Precision p) {
   return g.peak_bf16;
 }
 
-Padding DefaultPadding(Stack stack) {
-  return stack == Stack::kHf || stack == Stack::kLlamaFactory || stack == Stack::kUnsloth ? Padding::kLongest
-                                                                                           : Padding::kMaxLength;
+bool OnHfTrainer(Stack stack) {
+  return stack == Stack::kHf || stack == Stack::kLlamaFactory || stack == Stack::kUnsloth;
 }
+
+bool OnHfTrainerWithPeft(Stack stack) { return stack == Stack::kHf || stack == Stack::kLlamaFactory; }
+
+Padding DefaultPadding(Stack stack) { return OnHfTrainer(stack) ? Padding::kLongest : Padding::kMaxLength; }
 
 QloraUpcast DefaultQloraUpcast(Stack stack) { return stack == Stack::kHf ? QloraUpcast::kAll : QloraUpcast::kNone; }
 

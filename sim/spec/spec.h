@@ -455,6 +455,12 @@ FlopsPerSecond PeakFlops(const GpuSpec& g, Precision p);
 // "Select FusedAttention on sm90 and FlashAttention on others for
 // performance"); the other stacks call flash-attn 2 or PyTorch SDPA.
 Attention DefaultAttention(Stack stack);
+// Whether Hugging Face's Trainer drives the stack (hf, llama-factory,
+// unsloth): its collators, its torch optimizer and its DDP.
+bool OnHfTrainer(Stack stack);
+// The Trainer with PEFT's own modules and its default optimizer, adamw_torch
+// (hf, llama-factory; Unsloth runs its own adapters and 8-bit AdamW).
+bool OnHfTrainerWithPeft(Stack stack);
 // How a stack pads unpacked samples unless training.padding says: the
 // Hugging Face-based stacks to each micro-batch's longest sample (their
 // collators' default, padding=True), the others to seq_len.

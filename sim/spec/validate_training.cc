@@ -133,7 +133,7 @@ std::optional<SpecError> CheckRecomputeModules(const Scenario& s) {
 std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
   const TrainingSpec& t = s.training;
   const ParallelSpec& p = s.parallel;
-  const bool hf = t.stack == Stack::kHf || t.stack == Stack::kLlamaFactory || t.stack == Stack::kUnsloth;
+  const bool hf = OnHfTrainer(t.stack);
   if (hf && (p.tp > 1 || p.pp > 1 || p.cp > 1))
     return SpecError{p.tp > 1 ? "parallel.tp" : p.pp > 1 ? "parallel.pp" : "parallel.cp",
                      Str(p.tp > 1 ? p.tp : p.pp > 1 ? p.pp : p.cp) + " with stack \"" + ToString(t.stack) +
@@ -155,7 +155,7 @@ std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
                          : std::string("true with stack \"") + ToString(t.stack) +
                                "\", which keeps an fp32 master copy; accepted: stacks hf, llama-factory, unsloth, fsdp"};
   // PEFT's fp32 adapters run at the GPU's fp32 rate.
-  if (t.pure_bf16 && t.method != Method::kFull && (t.stack == Stack::kHf || t.stack == Stack::kLlamaFactory) &&
+  if (t.pure_bf16 && t.method != Method::kFull && OnHfTrainerWithPeft(t.stack) &&
       !(PeakFlops(s.cluster.node.gpu, Precision::kFp32).value() > 0))
     return SpecError{"training.pure_bf16", "true with LoRA on " + s.cluster.node.gpu.name +
                                                ", which has no fp32 rate in topologies/gpus.yaml for PEFT's fp32 "
