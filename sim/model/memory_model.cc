@@ -28,6 +28,54 @@ constexpr double kNf4Bytes = 4.127 / 8;
 // docs/source/en/deepspeed.md, ZeRO-2 and ZeRO-3 examples).
 constexpr double kOffloadBucketElements = 5e8;
 
+// 16-bit bytes a token of one layer keeps, replicated over TP ranks (the
+// norms) and sharded (the rest).
+struct EagerSaved {
+  double replicated = 0;
+  double sharded = 0;
+};
+
+// What eager modeling code (model/stack.h Kernels::kEager: the Hugging Face
+// Trainer's transformers layers, torchtune's modules) keeps for backward
+// beyond the fused layers Korthikanti et al. count, in 16-bit bytes per
+// token of one layer; autograd saves an operand only for the inputs that
+// need a gradient (derivatives.yaml, mul: self's gradient needs other).
+//  * RMSNorm (transformers' LlamaRMSNorm, torchtune's RMSNorm) upcasts its
+//    input, hidden_states.to(torch.float32), and pow and the multiply by
+//    rsqrt keep that fp32 copy: 4 B where the formula keeps the 2 B input.
+//    Under method full the norm's weight trains, so weight * x.to(bf16)
+//    keeps the bf16 normalized tensor too: 2 B more. Two norms a layer.
+//    (Under PEFT's fp32 residual stream the input is already fp32 and the
+//    casts are no-ops: the formula's doubled terms hold, ResidualUpcast.)
+//  * SwiGLU as act_fn(gate_proj(x)) * up_proj(x) (LlamaMLP, torchtune's
+//    FeedForward): silu keeps its input, the multiply keeps silu's output
+//    and the up projection's: one f-wide tensor more than a fused SwiGLU.
+//  * Attention that repeats a GQA model's K and V to every query head
+//    before the kernel keeps the repeated copies: transformers' repeat_kv
+//    on its eager and SDPA paths (not FlashAttention-2's, which takes GQA
+//    as it is), torchtune's MultiHeadAttention always (k.unsqueeze(2)
+//    .expand(...).flatten(1, 2), torchtune/modules/attention.py @ 1814feb1,
+//    before SDPA or FlexAttention). Their output, in (batch, heads, seq,
+//    dim), is copied by .transpose(1, 2).contiguous() for the output
+//    projection, which keeps the copy while the kernel keeps its own.
+EagerSaved EagerSavedBytes(const ModelSpec& m, const TrainingSpec& t) {
+  EagerSaved saved;
+  if (!EagerLayers(t) || t.recompute == Recompute::kFull || t.recompute == Recompute::kSelectiveOp) return saved;
+  const double h = m.hidden, q = m.q_dim(), kv = KvDimPerRank(m, 1);
+  // Neither keeps a dropout mask: their Llama-family layers have no hidden
+  // dropout, and ATen's dropout at p = 0 returns its input (the formula's
+  // 2 masks of 1 B, doubled with the stream).
+  const double upcast = ResidualUpcast(t) ? 2.0 : 1.0;
+  saved.replicated = -2 * h * upcast;
+  if (!ResidualUpcast(t)) saved.replicated += 2 * (2 * h + (t.method == Method::kFull ? 2 * h : 0));
+  // silu's output is the MLP outputs' type (fp32 from PEFT's upcast 4-bit
+  // layers).
+  if (m.ffn_kind == FfnKind::kSwiglu) saved.sharded += upcast * 2 * MlpWidth(m, t);
+  if (RepeatsKv(t)) saved.sharded += 2 * 2 * (q - kv);
+  if (TraitsOf(t.stack).repeats_kv && t.attention != Attention::kUnfused) saved.sharded += 2 * q;
+  return saved;
+}
+
 }  // namespace
 
 // Activation bytes one layer saves for backward, per micro-batch, on one TP
@@ -83,6 +131,10 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, b
   }
   // LoRA's dropout and PEFT's fp32 inputs (stack_kernels.h).
   sharded += sb * AdapterSavedBytesPerToken(m, t, tp) * tp / width;
+  // Eager modeling code keeps more than Megatron's fused layers (above).
+  const EagerSaved eager = EagerSavedBytes(m, t);
+  replicated += eager.replicated * sb * replicated_share;
+  sharded += eager.sharded * sb;
   double scores = 0;
   // Megatron's fused softmax keeps its output, the dropout mask and output
   // (5 B a score); eager Hugging Face code the fp32 softmax output and its
@@ -118,6 +170,16 @@ namespace {
 // on one A100 peaks at 72.43 GB allocated at batch 4 and batch 8 alike
 // (refs/a100_80gb.csv @ 876e2ed), 10.0 B a parameter: weights, gradients,
 // two moments and this temporary at 2 B each.
+// Whether the gradients are freed after each step, so that the forward
+// and the step are phases apart (below): the Trainer's model.zero_grad()
+// (torch 2.x's set_to_none=True default) and torchtune's
+// optimizer.zero_grad(set_to_none=True) (recipes/full_finetune_single_device.py
+// @ 1814feb1); without ZeRO, whose engines keep their gradient buffers.
+bool GradientsFreedAfterStep(const Scenario& sc) {
+  const Stack s = sc.training.stack;
+  return sc.parallel.zero == 0 && (OnHfTrainerWithPeft(s) || s == Stack::kTorchtune);
+}
+
 double ForeachAdamTemp(const Scenario& sc) {
   const TrainingSpec& t = sc.training;
   if (!OnHfTrainerWithPeft(t.stack) || sc.parallel.zero >= 1) return 0;
@@ -308,15 +370,14 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
     }
   }
   if (DdpBuckets(sc)) r.ddp_buckets = r.gradients;
-  // torch's optimizer (ForeachAdamTemp): zero_grad(set_to_none=True) after
-  // each step (the Trainer's model.zero_grad(), torch 2.x's default) frees
-  // the gradients, and the backward has freed the activations, the loss
+  // torch's optimizer loop (GradientsFreedAfterStep): zero_grad(
+  // set_to_none=True) after each step frees the gradients, and the backward has freed the activations, the loss
   // and the gathered layers before the step. The forward and loss phase
   // holds the activations, the loss and the gathered layers (and, from the
   // second accumulated micro-batch on, the gradients); the step holds the
   // gradients and its temporary. fms-acceleration's pure-bf16 Mistral-7B
   // peaks at 72.43 GB at batch 4 and 8 alike: the step's.
-  if (r.optimizer_step.value() > 0) {
+  if (GradientsFreedAfterStep(sc)) {
     const Bytes forward = r.activations + r.logits + r.zero_buffers;
     const Bytes accumulated = t.micro_batches_per_step(p.dp) > 1 ? r.gradients : Bytes(0);
     const Bytes step = r.gradients + r.optimizer_step;

@@ -448,6 +448,7 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards 
     if (!frozen) ops.push_back(Wgrad(g));
   }
   RopeOps(m, wide, st, pass, ops);
+  KvRepeatOps(shape, st, pass, ops);
   AttentionOps(m, t, tp, shards.context, bwd, ops);
   // The residual adds: the stream read and written, the branch's output read
   // (and a dropout mask's byte); the attention's branch is 16-bit.

@@ -68,6 +68,23 @@ const StackTraits& TraitsOf(Stack stack) {
   // cross-entropy; still HF's separate projections.
   static const StackTraits unsloth{Kernels::kFused, Adapters::kFused, OptimizerImpl::kForeach,
                                    Zero3Gather::kPerModule, Loss::kChunked, true};
+  // torchtune (pytorch/torchtune @ 1814feb1, v0.4): its own modules run op
+  // by op (RMSNorm upcast to fp32, RoPE in fp32, SwiGLU as
+  // w2(silu(w1(x)) * w3(x)), separate q/k/v and w1/w3 projections), LoRA
+  // as LoRALinear (lora_a and lora_b beside the base F.linear, scaled and
+  // added: PEFT's shape), torch's AdamW with fused=True (every recipe
+  // config: recipes/configs/llama3_1/8B_full.yaml, 8B_lora.yaml,
+  // llama3_2/3B_full.yaml, ...), FSDP2 sharding each transformer layer
+  // (training.shard_model), fp32 logits from the model into torch's
+  // cross-entropy with the labels shifted, and K and V repeated before
+  // attention.
+  static const StackTraits torchtune = [] {
+    StackTraits t{Kernels::kEager, Adapters::kPeft, OptimizerImpl::kFused, Zero3Gather::kPerBlock,
+                  Loss::kFp32Model, true};
+    t.repeats_kv = true;
+    t.rope_fp32_pairs = true;
+    return t;
+  }();
   switch (stack) {
     case Stack::kMegatron: return megatron;
     case Stack::kNemo: return nemo;
@@ -76,6 +93,7 @@ const StackTraits& TraitsOf(Stack stack) {
     case Stack::kHf:
     case Stack::kLlamaFactory: return hf;
     case Stack::kUnsloth: return unsloth;
+    case Stack::kTorchtune: return torchtune;
   }
   return megatron;
 }
@@ -89,6 +107,12 @@ Loss LossOf(const TrainingSpec& t) {
   if (loss == Loss::kFp32Logits && t.transformers > 0 && t.transformers < 49)
     return t.transformers >= 46 ? Loss::kFp32ShiftedCopy : Loss::kFp32InModel;
   return loss;
+}
+
+bool EagerLayers(const TrainingSpec& t) { return TraitsOf(t.stack).kernels == Kernels::kEager; }
+
+bool RepeatsKv(const TrainingSpec& t) {
+  return TraitsOf(t.stack).repeats_kv || (EagerLayers(t) && t.attention == Attention::kUnfused);
 }
 
 // What the host spends per forward kernel in real model code: the op

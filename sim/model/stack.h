@@ -41,7 +41,10 @@ enum class Zero3Gather { kPerBlock, kPerModule };
 // the model still holds and copies them shifted
 // (logits[..., :-1, :].contiguous()); kFp32InModel before 4.46, where
 // LlamaForCausalLM.forward upcast them itself (logits = logits.float(), the
-// 16-bit ones freed) before the same shifted copy.
+// 16-bit ones freed) before the same shifted copy. kFp32Model: the model
+// returns fp32 logits (torchtune's TransformerDecoder: self.output(h)
+// .float(), the 16-bit ones freed) and the recipe shifts the labels, so
+// torch's cross-entropy holds its fp32 log-softmax alone.
 enum class Loss {
   kVocabParallel,
   kVocabParallelFused,
@@ -49,6 +52,7 @@ enum class Loss {
   kFp32Logits,
   kFp32ShiftedCopy,
   kFp32InModel,
+  kFp32Model,
   kChunked
 };
 // Gradients under a pipeline schedule: reduced bucket by bucket as the last
@@ -81,6 +85,20 @@ struct StackTraits {
   // fused_bias_geglu.py weighted_bias_quick_geglu_impl) clamps the two
   // halves and concatenates them in eager ops before its fused kernel.
   bool glu_clamp_unfused = false;
+  // A GQA model's K and V repeated to every query head before the
+  // attention kernel, whichever it is, and the kernel's (batch, heads,
+  // seq, dim) output copied back for the output projection: torchtune's
+  // MultiHeadAttention (torchtune/modules/attention.py @ 1814feb1,
+  // k.unsqueeze(2).expand(...).flatten(1, 2) and
+  // output.transpose(1, 2).contiguous()).
+  bool repeats_kv = false;
+  // Rotary embeddings computed in fp32 over the interleaved pairs of each
+  // head, as torchtune's RotaryPositionalEmbeddings and Llama3ScaledRoPE do
+  // (torchtune/modules/position_embeddings.py, models/llama3_1/
+  // _position_embeddings.py @ 1814feb1): x.float() viewed as pairs, four
+  // multiplies of a half by the cached cos or sin, a subtract and an add,
+  // torch.stack of the two halves and the cast back, every op on fp32.
+  bool rope_fp32_pairs = false;
 };
 
 // DeepSpeed's PipelineEngine reduces the gradients of this job after the
@@ -93,6 +111,13 @@ const StackTraits& TraitsOf(Stack stack);
 // The loss the job runs: its stack's, except that NeMo's LoRA recipes turn
 // the loss fusion off.
 Loss LossOf(const TrainingSpec& t);
+// Whether the block runs as eager modeling code, op by op (Kernels::kEager).
+bool EagerLayers(const TrainingSpec& t);
+// Whether a GQA model's K and V are materialised at every query head's
+// width before attention: by the stack (StackTraits::repeats_kv), or by
+// eager code's unfused attention (transformers' repeat_kv before its
+// matmuls).
+bool RepeatsKv(const TrainingSpec& t);
 
 // Host time eager PyTorch spends issuing one kernel: a forward op from
 // Python with the model code around it (module calls, views, argument

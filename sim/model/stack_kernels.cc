@@ -73,6 +73,22 @@ void RopeOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pas
     ops.push_back(Kernel("rope", factor * 2 * qk * e));
     return;
   }
+  if (st.rope_fp32_pairs) {
+    // Per element of q and k: the cast up (e + 4 B), four multiplies each
+    // over a half (read a strided fp32 half, write one: 4 B of the whole),
+    // the subtract and the add (two halves read, one written: 6 B each),
+    // the stack (8 B) and the cast back (4 + e); the table of cos and sin
+    // is gathered for the positions (4 B a rotated pair), not recomputed.
+    if (pass == Pass::kForward) ops.push_back(Kernel("rope_cache_gather", b.tokens * m.head_dim() * 4));
+    EagerKernel(ops, pass, "rope_to_fp32", qk * (e + 4));
+    for (const char* k : {"rope_mul_re_cos", "rope_mul_im_sin", "rope_mul_im_cos", "rope_mul_re_sin"})
+      EagerKernel(ops, pass, k, qk * 4);
+    EagerKernel(ops, pass, "rope_sub", qk * 6);
+    EagerKernel(ops, pass, "rope_add", qk * 6);
+    EagerKernel(ops, pass, "rope_stack", qk * 8);
+    EagerKernel(ops, pass, "rope_to_bf16", qk * (4 + e));
+    return;
+  }
   if (pass == Pass::kForward) {  // LlamaRotaryEmbedding per layer: inv_freq x positions, cat, cos, sin, casts
     const double table = b.tokens * m.head_dim() * 4;
     for (const char* k : {"rope_freqs", "rope_cat", "rope_cos", "rope_sin", "rope_cos_cast", "rope_sin_cast"})
@@ -83,6 +99,13 @@ void RopeOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pas
   EagerKernel(ops, pass, "rope_cat", qk * 2 * e);
   EagerKernel(ops, pass, "rope_mul_sin", qk * 2 * e);
   EagerKernel(ops, pass, "rope_add", qk * 3 * e);
+}
+
+void KvRepeatOps(const BlockShape& b, const StackTraits& st, Pass pass, std::vector<Op>& ops) {
+  if (!st.repeats_kv) return;
+  const std::string suffix = pass == Pass::kBackward ? "_bwd" : "";
+  if (b.q > b.kv) ops.push_back(Kernel("kv_repeat" + suffix, b.tokens * 2 * (b.kv + b.q) * b.e));
+  ops.push_back(Kernel("attn_out_copy" + suffix, b.tokens * 2 * b.q * b.e));
 }
 
 void ActivationOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pass pass,
@@ -253,6 +276,7 @@ double LossTrafficPerLogit(Loss loss, double e, Pass pass) {
     // slice's gradient, zero-filled and copied into).
     case Loss::kFp32ShiftedCopy:
     case Loss::kFp32InModel: return e + 4 + 4 + 4 + 8;
+    case Loss::kFp32Model: return e + 4 + 4 + 4;   // the model's cast, then as kFp32Logits
     case Loss::kChunked: return e;                 // the 16-bit logits read once
   }
   return e + 4 + 4;
@@ -266,6 +290,12 @@ double LogitsBytesPerElement(Loss loss, double e) {
     case Loss::kFp32Logits: return e + 4 + 4;     // plus the fp32 copy of the logits
     case Loss::kFp32ShiftedCopy: return e + 4 + 4 + 4;  // plus the shifted fp32 copy
     case Loss::kFp32InModel: return 4 + 4 + 4;    // the fp32 logits, the shifted copy, the log-softmax
+    // The fp32 log-softmax the loss keeps, and at the backward's start its
+    // incoming gradient (nll_loss_backward's zero-filled scatter) and its
+    // outgoing one (_log_softmax_backward_data), every layer still alive;
+    // the fp32 logits are freed once the log-softmax has read them (the
+    // recipe's `del logits`).
+    case Loss::kFp32Model: return 4 + 4 + 4;
     case Loss::kChunked: return e;                // only the 16-bit logits
   }
   return e + 4;

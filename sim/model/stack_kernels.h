@@ -31,8 +31,16 @@ void NormOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pas
 // Rotary embeddings on q and k: one fused kernel (Megatron/apex
 // fused_apply_rotary_pos_emb, Unsloth's fast_rope_embedding), or HF's
 // q * cos + rotate_half(q) * sin (mul, neg, cat, mul, add for each of q and
-// k) after recomputing cos and sin in every layer. Nothing without RoPE.
+// k) after recomputing cos and sin in every layer, or torchtune's fp32
+// pairs (StackTraits::rope_fp32_pairs: cast, four multiplies, subtract,
+// add, stack, cast back). Nothing without RoPE.
 void RopeOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pass pass, std::vector<Op>& ops);
+// A stack that repeats K and V before attention (StackTraits::repeats_kv):
+// forward, each of K and V read at its width and written at the queries'
+// (expand + flatten copies), and the kernel's output copied to the
+// projection's layout; backward, expand's gradient summed back over the
+// repeats for each of K and V, and the output's gradient copied back.
+void KvRepeatOps(const BlockShape& b, const StackTraits& st, Pass pass, std::vector<Op>& ops);
 // The MLP activation: fused SwiGLU / GeLU, or HF's act_fn(gate) * up.
 // `loops`: how many times eager code runs it a layer, each on its share of
 // the bytes (Hugging Face's sparse MoE blocks call each expert's MLP in a

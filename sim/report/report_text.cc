@@ -38,6 +38,7 @@ const char* LossName(Loss loss) {
     case Loss::kFp32Logits: return "fp32 logits in the loss";
     case Loss::kFp32ShiftedCopy:
     case Loss::kFp32InModel: return "fp32 logits and their shifted copy in the loss";
+    case Loss::kFp32Model: return "fp32 logits from the model";
     case Loss::kChunked: return "chunked loss";
   }
   return "";

@@ -259,7 +259,7 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
     t.stack_given = true;
   }
   if (!t.attention_given) t.attention = DefaultAttention(t.stack);
-  t.per_sample_attention = t.stack == Stack::kNemo;
+  t.per_sample_attention = DefaultPerSampleAttention(t.stack);
   if (v.Has("per_sample_attention")) {
     t.per_sample_attention = v.Get("per_sample_attention").Bool();
     t.per_sample_attention_given = true;
@@ -267,7 +267,11 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   if (v.Has("packing")) t.packing = v.Get("packing").Bool();
   if (v.Has("launch_blocking")) t.launch_blocking = v.Get("launch_blocking").Bool();
   if (v.Has("transformers")) t.transformers = ParseTransformersRelease(v.Get("transformers"));
-  if (v.Has("pure_bf16")) t.pure_bf16 = v.Get("pure_bf16").Bool();
+  t.pure_bf16 = DefaultPureBf16(t.stack, t.precision);
+  if (v.Has("pure_bf16")) {
+    t.pure_bf16 = v.Get("pure_bf16").Bool();
+    t.pure_bf16_given = true;
+  }
   if (v.Has("lora_dropout")) {
     t.lora_dropout = v.Get("lora_dropout").Number();
     if (!(t.lora_dropout >= 0 && t.lora_dropout < 1))

@@ -108,7 +108,7 @@ const NameTable<Stack>& NamesOf(Stack) {
   static const NameTable<Stack> t = {
       {Stack::kMegatron, "megatron"}, {Stack::kNemo, "nemo"},     {Stack::kDeepspeed, "deepspeed"},
       {Stack::kFsdp, "fsdp"},         {Stack::kHf, "hf"},         {Stack::kLlamaFactory, "llama-factory"},
-      {Stack::kUnsloth, "unsloth"}};
+      {Stack::kUnsloth, "unsloth"},   {Stack::kTorchtune, "torchtune"}};
   return t;
 }
 

@@ -26,7 +26,17 @@ bool OnHfTrainer(Stack stack) {
 
 bool OnHfTrainerWithPeft(Stack stack) { return stack == Stack::kHf || stack == Stack::kLlamaFactory; }
 
-Padding DefaultPadding(Stack stack) { return OnHfTrainer(stack) ? Padding::kLongest : Padding::kMaxLength; }
+// torchtune's padded_collate_sft pads each batch to its longest sample
+// (torchtune/data/_collate.py @ 1814feb1), as the Trainer's collators do.
+Padding DefaultPadding(Stack stack) {
+  return OnHfTrainer(stack) || stack == Stack::kTorchtune ? Padding::kLongest : Padding::kMaxLength;
+}
+
+bool DefaultPerSampleAttention(Stack stack) { return stack == Stack::kNemo || stack == Stack::kTorchtune; }
+
+bool DefaultPureBf16(Stack stack, Precision precision) {
+  return stack == Stack::kTorchtune && precision == Precision::kBf16;
+}
 
 QloraUpcast DefaultQloraUpcast(Stack stack) { return stack == Stack::kHf ? QloraUpcast::kAll : QloraUpcast::kNone; }
 

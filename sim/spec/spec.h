@@ -467,6 +467,14 @@ bool OnHfTrainerWithPeft(Stack stack);
 Padding DefaultPadding(Stack stack);
 // PEFT's prepare_model_for_kbit_training as is on stack hf; none elsewhere.
 QloraUpcast DefaultQloraUpcast(Stack stack);
+// Whether packed samples attend per sample unless training.per_sample_attention
+// says: on NeMo (its packed SFT's cu_seqlens) and torchtune (its
+// PackedDataset's block-causal mask through FlexAttention).
+bool DefaultPerSampleAttention(Stack stack);
+// Pure bf16 unless training.pure_bf16 says: torchtune's `dtype: bf16` is the
+// model's dtype, without autocast or an fp32 master copy (its recipes'
+// training.get_dtype and set_default_dtype); mixed precision elsewhere.
+bool DefaultPureBf16(Stack stack, Precision precision);
 
 // Bytes per element of weights, gradients and activations: 2 with mixed
 // precision, 4 in tf32/fp32.

@@ -34,7 +34,7 @@ enum class Attention { kFlash, kCudnn, kFlash3, kUnfused };
 // The training stack that runs the step (model/stack.h says what each one
 // changes: kernel fusion, LoRA adapters, host dispatch, optimizer, ZeRO-3
 // gathers, the loss and its memory).
-enum class Stack { kMegatron, kNemo, kDeepspeed, kFsdp, kHf, kLlamaFactory, kUnsloth };
+enum class Stack { kMegatron, kNemo, kDeepspeed, kFsdp, kHf, kLlamaFactory, kUnsloth, kTorchtune };
 // What a QLoRA job's preparation leaves in fp32 of the 16-bit parameters
 // (model/kbit_upcast.h): all of them, the embeddings and LM head with the
 // norms (PEFT's prepare_model_for_kbit_training), the norms only (TRL's
@@ -121,7 +121,8 @@ struct TrainingSpec {
   // torchtune's dtype: bf16): no fp32 master copy, Adam's moments in bf16,
   // and PEFT's adapters, which it keeps in fp32 (autocast_adapter_dtype,
   // peft >= 0.12), run in fp32.
-  bool pure_bf16 = false;
+  bool pure_bf16 = false;  // the stack's (DefaultPureBf16) unless given
+  bool pure_bf16_given = false;
   // LoRA's dropout on each adapted layer's input (PEFT's lora_dropout;
   // 0 makes it an Identity).
   double lora_dropout = 0;

@@ -134,11 +134,19 @@ std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
   const TrainingSpec& t = s.training;
   const ParallelSpec& p = s.parallel;
   const bool hf = OnHfTrainer(t.stack);
-  if (hf && (p.tp > 1 || p.pp > 1 || p.cp > 1))
+  const bool torchtune = t.stack == Stack::kTorchtune;
+  if ((hf || torchtune) && (p.tp > 1 || p.pp > 1 || p.cp > 1))
     return SpecError{p.tp > 1 ? "parallel.tp" : p.pp > 1 ? "parallel.pp" : "parallel.cp",
                      Str(p.tp > 1 ? p.tp : p.pp > 1 ? p.pp : p.cp) + " with stack \"" + ToString(t.stack) +
                          "\", which splits no layers (data parallel with DeepSpeed ZeRO or FSDP only); "
                          "accepted: 1, or stack megatron, nemo or deepspeed"};
+  // torchtune's distributed recipes shard every layer with FSDP2
+  // (training.shard_model, fsdp_reshard_after_forward: ZeRO 3 when true,
+  // 2 when false); only its single-device recipes run without.
+  if (torchtune && p.dp > 1 && p.zero < 2)
+    return SpecError{"parallel.zero", Str(p.zero) + " with stack \"torchtune\" on " + Str(p.dp) +
+                                          " data-parallel ranks, whose recipes shard with FSDP2; accepted: 3 "
+                                          "(fsdp_reshard_after_forward true) or 2 (false), or dp 1"};
   if (t.stack == Stack::kUnsloth && s.cluster.gpus() > 1)
     return SpecError{"cluster", Str(int(s.cluster.gpus())) +
                                     " GPUs with stack \"unsloth\", which trains on one GPU (open-source "
@@ -147,13 +155,13 @@ std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
     return SpecError{"training.lora_targets", "given, but training.method is full (every weight trains)"};
   // Pure bf16 is a PyTorch-level choice (the model's dtype without
   // autocast); Megatron, NeMo and DeepSpeed keep an fp32 master copy.
-  if (t.pure_bf16 && (t.precision != Precision::kBf16 || !(hf || t.stack == Stack::kFsdp)))
+  if (t.pure_bf16 && (t.precision != Precision::kBf16 || !(hf || torchtune || t.stack == Stack::kFsdp)))
     return SpecError{"training.pure_bf16",
                      t.precision != Precision::kBf16
                          ? std::string("true with precision \"") + ToString(t.precision) +
                                "\"; accepted: with precision bf16 (bf16 parameters and Adam moments, no master copy)"
                          : std::string("true with stack \"") + ToString(t.stack) +
-                               "\", which keeps an fp32 master copy; accepted: stacks hf, llama-factory, unsloth, fsdp"};
+                               "\", which keeps an fp32 master copy; accepted: stacks hf, llama-factory, unsloth, fsdp, torchtune"};
   // PEFT's fp32 adapters run at the GPU's fp32 rate.
   if (t.pure_bf16 && t.method != Method::kFull && OnHfTrainerWithPeft(t.stack) &&
       !(PeakFlops(s.cluster.node.gpu, Precision::kFp32).value() > 0))

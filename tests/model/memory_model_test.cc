@@ -12,6 +12,7 @@
 #include "tests/test_util.h"
 #include "sim/model/model_math.h"
 #include "sim/model/stack.h"
+#include "sim/model/stack_kernels.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/spec/names.h"
 
@@ -255,6 +256,52 @@ TEST(Memory, PipelineStagesHoldInFlightActivations) {
 // Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large
 // Transformer Models"), Table 2: activation bytes per layer for GPT-3 175B
 // (a = 96 heads, h = 12288) at s = 2048, b = 1, t = 8, reproduced exactly.
+// Eager modeling code keeps more than the fused layers Korthikanti et al.
+// count, as autograd saves it (memory_model.cc EagerSavedBytes), per token
+// of a layer in bf16 without recompute. torchtune's Llama-3.2-3B (h 3072,
+// q 3072, kv 1024, f 8192), trained in full: each RMSNorm its fp32 input
+// (4h), its bf16 normalized tensor (2h) and its output (2h); q, and K and
+// V repeated to q's width (2q each), FlexAttention's output and its
+// contiguous copy (2q each); the MLP's gate, silu, up and product outputs
+// (2f each); no dropout masks. 16h + 10q + 8f = 145,408 B, where the
+// fused count is 10h + 4q + 4kv + 6f = 96,256 B.
+TEST(Memory, EagerCodeKeepsWhatAutogradSaves) {
+  ModelSpec m;
+  m.layers = 28, m.hidden = 3072, m.heads = 24, m.kv_heads = 8, m.ffn = 8192, m.ffn_kind = FfnKind::kSwiglu;
+  TrainingSpec t;
+  t.seq_len = 4096, t.micro_batch = 2, t.precision = Precision::kBf16, t.recompute = Recompute::kNone;
+  t.attention = Attention::kFlash, t.method = Method::kFull;
+  const double sb = 4096 * 2, h = 3072, q = 3072, kv = 1024, f = 8192;
+  t.stack = Stack::kMegatron;
+  EXPECT_DOUBLE_EQ(LayerActivationBytes(m, t, 1, false), sb * (10 * h + 4 * q + 4 * kv + 6 * f));
+  t.stack = Stack::kTorchtune;
+  EXPECT_DOUBLE_EQ(LayerActivationBytes(m, t, 1, false), sb * 145408);
+  EXPECT_DOUBLE_EQ(145408, 16 * h + 10 * q + 8 * f);
+  // The Trainer's transformers code under FlashAttention-2 takes GQA as it
+  // is and hands its output over without a copy.
+  t.stack = Stack::kHf;
+  EXPECT_DOUBLE_EQ(LayerActivationBytes(m, t, 1, false), sb * (16 * h + 4 * q + 4 * kv + 8 * f));
+  // LoRA: the norms' weights are frozen, so weight * x keeps nothing of x.
+  t.method = Method::kLora;
+  const double adapters = AdapterSavedBytesPerToken(m, t, 1);
+  EXPECT_DOUBLE_EQ(LayerActivationBytes(m, t, 1, false), sb * (12 * h + 4 * q + 4 * kv + 8 * f + adapters));
+  // Full recompute keeps the layer's input alone, whatever the code.
+  t.recompute = Recompute::kFull;
+  EXPECT_DOUBLE_EQ(LayerActivationBytes(m, t, 1, false), sb * 2 * h);
+}
+
+// torchtune sets the gradients to None after each step as the Trainer
+// does, so its forward and its step are phases apart; its fused AdamW
+// needs no temporary. torchtune's own run (finetune_stacks.csv line 89)
+// peaks in the forward: weights, moments, activations and the loss.
+TEST(Memory, TorchtuneFreesItsGradientsAfterEachStep) {
+  const MemoryBreakdown m =
+      EstimateMemory(LoadScenario(kRoot + "/tests/data/stacks/tt_llama32_3b_full_packed.yaml"));
+  EXPECT_EQ(m.optimizer_step.value(), 0);
+  EXPECT_DOUBLE_EQ(m.phases_apart.value(), m.gradients.value());
+  EXPECT_DOUBLE_EQ(LiveTensors(m).value(), (m.weights + m.optimizer + m.activations + m.logits).value());
+}
+
 TEST(Korthikanti, Table2ActivationsPerLayer) {
   ModelSpec m;
   m.layers = 96, m.hidden = 12288, m.heads = 96, m.kv_heads = 96, m.ffn = 4 * 12288;

@@ -2,6 +2,10 @@
 // LoRA job (TP8 across an A800's cut NVLink), its flags reproduce its
 // simulated step, and none is claimed where the layout is already the
 // fastest within kAlternativeGain.
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "sim/job/simulate.h"
@@ -33,6 +37,25 @@ TEST(Alternative, NoneWhenTheLayoutIsTheFastest) {
   ASSERT_TRUE(first);
   const Scenario best = LoadScenario(kPath, first->overrides);
   EXPECT_FALSE(FindAlternative(best, Simulate(best).step->step_time));
+}
+
+// A torchtune job's second opinion on Megatron's fused kernels takes
+// Megatron's defaults where the file gives none (mixed precision, whole-pack
+// attention), as `--set training.stack=megatron` loads them, so the
+// suggestion is valid and its flags reproduce its step.
+TEST(Alternative, TorchtuneJobsGetMegatronsDefaults) {
+  const std::string path = testing_util::kRoot + "/tests/data/stacks/tt_llama32_3b_full_packed.yaml";
+  const std::vector<std::string> recompute = {"training.recompute=full"};
+  const Scenario s = LoadScenario(path, recompute);
+  const std::optional<Alternative> alt = FindAlternative(s, Simulate(s).step->step_time);
+  ASSERT_TRUE(alt);
+  EXPECT_NE(std::find(alt->overrides.begin(), alt->overrides.end(), "training.stack=megatron"), alt->overrides.end());
+  std::vector<std::string> sets = recompute;
+  sets.insert(sets.end(), alt->overrides.begin(), alt->overrides.end());
+  const Scenario megatron = LoadScenario(path, sets);
+  EXPECT_FALSE(megatron.training.pure_bf16);
+  EXPECT_FALSE(megatron.training.attends_per_sample());
+  EXPECT_DOUBLE_EQ(Simulate(megatron).step->step_time.value(), alt->step.value());
 }
 
 }  // namespace
