@@ -63,6 +63,11 @@ std::string StackLine(const Scenario& s) {
                      padded.seq_len, t.seq_len, int(padded.useful_tokens_per_sequence()),
                      100 * padded.useful_tokens_per_sequence() / padded.seq_len, t.sample_len_cv,
                      t.padding_given ? "" : ", the stack's collator");
+  } else if (t.packs_leave_gaps()) {
+    o += fmt::format("; samples of {} tokens packed whole and in order, {} tokens learned from of each {} ({:.1f}%; "
+                     "sample lengths spread {:.2f})",
+                     t.sample_len, int(t.useful_tokens_per_sequence()), t.seq_len,
+                     100 * t.useful_tokens_per_sequence() / t.seq_len, t.sample_len_cv);
   } else if (!t.packing) {
     o += fmt::format("; each sample padded to {} tokens ({} useful, {:.0f}%)", t.seq_len,
                      int(t.useful_tokens_per_sequence()), 100 * t.useful_tokens_per_sequence() / t.seq_len);

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include "sim/spec/sample_lengths.h"
+
 namespace pf {
 
 enum class Method { kFull, kLora, kQlora };
@@ -157,10 +159,23 @@ struct TrainingSpec {
   int attention_span() const { return attends_per_sample() ? sample_len : seq_len; }
   // Tokens one micro-batch carries through one pipeline (micro_batch x seq_len).
   double tokens_per_micro_batch() const { return double(micro_batch) * seq_len; }
+  // Whether the stack's packer keeps samples whole and takes them in order,
+  // so that each pack ends with a gap the next sample did not fit into:
+  // torchtune's PackedDataset (torchtune/datasets/_packed.py @ 1814feb1,
+  // split_across_pack=False for SFT). Megatron's and TRL's (up to 0.15)
+  // concatenate and split; TRL's best-fit-decreasing, LLaMA-Factory's
+  // knapsack and NeMo's first-fit packers leave gaps of a few
+  // tokens, taken as none.
+  bool packs_leave_gaps() const {
+    return packing && stack == Stack::kTorchtune && sample_len > 0 && sample_len < seq_len;
+  }
   // Tokens a sequence carries that the model learns from: all of them when
-  // packed, one sample's (sample_len) when each sample is padded (to
-  // seq_len, or to its micro-batch's longest: model/padding.h PaddedView).
+  // packed (less each pack's end gap where packs_leave_gaps: spec/
+  // sample_lengths.h ExpectedPackFill), one sample's (sample_len) when each
+  // sample is padded (to seq_len, or to its micro-batch's longest:
+  // model/padding.h PaddedView).
   double useful_tokens_per_sequence() const {
+    if (packs_leave_gaps()) return ExpectedPackFill(seq_len, sample_len, sample_len_cv);
     return packing || sample_len <= 0 ? double(seq_len) : double(std::min(sample_len, seq_len));
   }
   // Tokens one optimizer step trains on (global_batch x useful tokens per
