@@ -60,17 +60,22 @@ struct EagerSaved {
 //    projection, which keeps the copy while the kernel keeps its own.
 EagerSaved EagerSavedBytes(const ModelSpec& m, const TrainingSpec& t) {
   EagerSaved saved;
-  if (!EagerLayers(t) || t.recompute == Recompute::kFull || t.recompute == Recompute::kSelectiveOp) return saved;
+  if (t.recompute == Recompute::kFull || t.recompute == Recompute::kSelectiveOp) return saved;
   const double h = m.hidden, q = m.q_dim(), kv = KvDimPerRank(m, 1);
   // Neither keeps a dropout mask: their Llama-family layers have no hidden
   // dropout, and ATen's dropout at p = 0 returns its input (the formula's
-  // 2 masks of 1 B, doubled with the stream).
+  // 2 masks of 1 B, doubled with the stream). Compiled (training.compile),
+  // the layers keep what the fused count keeps, less the masks.
   const double upcast = ResidualUpcast(t) ? 2.0 : 1.0;
-  saved.replicated = -2 * h * upcast;
-  if (!ResidualUpcast(t)) saved.replicated += 2 * (2 * h + (t.method == Method::kFull ? 2 * h : 0));
-  // silu's output is the MLP outputs' type (fp32 from PEFT's upcast 4-bit
-  // layers).
-  if (m.ffn_kind == FfnKind::kSwiglu) saved.sharded += upcast * 2 * MlpWidth(m, t);
+  if (EagerLayers(t) || t.compile) saved.replicated = -2 * h * upcast;
+  if (EagerLayers(t)) {
+    if (!ResidualUpcast(t)) saved.replicated += 2 * (2 * h + (t.method == Method::kFull ? 2 * h : 0));
+    // silu's output is the MLP outputs' type (fp32 from PEFT's upcast
+    // 4-bit layers).
+    if (m.ffn_kind == FfnKind::kSwiglu) saved.sharded += upcast * 2 * MlpWidth(m, t);
+  }
+  // The repeated K and V are the attention kernel's inputs, which it keeps,
+  // compiled or not.
   if (RepeatsKv(t)) saved.sharded += 2 * 2 * (q - kv);
   if (TraitsOf(t.stack).repeats_kv && t.attention != Attention::kUnfused) saved.sharded += 2 * q;
   return saved;
@@ -144,7 +149,7 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, b
                            (t.recompute == Recompute::kSelective && !t.recomputes(RecomputeModule::kCoreAttn));
   if (t.attention == Attention::kUnfused && scores_kept) {
     const double e = ActivationBytes(t.precision);
-    const double per_score = TraitsOf(t.stack).kernels == Kernels::kEager ? (e >= 4 ? 4.0 : 4.0 + e) : 5.0;
+    const double per_score = EagerLayers(t) ? (e >= 4 ? 4.0 : 4.0 + e) : 5.0;
     scores = per_score * m.heads * s * s * b;
   }
   return width * (replicated + (sharded + scores) / tp);

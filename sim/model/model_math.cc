@@ -283,7 +283,7 @@ void AttentionOps(const ModelSpec& m, const TrainingSpec& t, int tp, int context
   // Megatron's fused scale-mask-softmax.
   double score = 2 * b * s * keys * h / tp;
   double score_bytes = e * b * heads * s * keys;
-  const double elementwise = TraitsOf(t.stack).kernels == Kernels::kEager
+  const double elementwise = EagerLayers(t)
                                  ? EagerSoftmaxBytesPerScore(t.precision, bwd ? Pass::kBackward : Pass::kForward) / e
                                  : 13.0 / 2.0;
   int copies = bwd ? 2 : 1;
@@ -424,7 +424,7 @@ double OpCheckpointKeptMatmulOutputs(const std::vector<Op>& fwd) {
 
 std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards shards, Pass pass, bool frozen) {
   const int tp = shards.tp;
-  const StackTraits& st = TraitsOf(t.stack);
+  const StackTraits st = TraitsOf(t);
   const BlockShape shape = BlockShape::Of(m, t, tp);
   BlockShape norm_shape = shape;  // sequence-parallel norms see their rank's tokens
   norm_shape.tokens *= shards.token_share();

@@ -103,13 +103,21 @@ Loss LossOf(const TrainingSpec& t) {
   // under LoRA ("some settings currently do not function correctly with
   // LoRA", nemo/collections/llm/recipes/llama31_8b.py and the others).
   if (t.stack == Stack::kNemo && t.method != Method::kFull) return Loss::kVocabParallel;
+  // torchtune compiles its loss with its layers (training.compile_loss).
+  if (t.stack == Stack::kTorchtune && t.compile) return Loss::kFp32ModelCompiled;
   const Loss loss = TraitsOf(t.stack).loss;
   if (loss == Loss::kFp32Logits && t.transformers > 0 && t.transformers < 49)
     return t.transformers >= 46 ? Loss::kFp32ShiftedCopy : Loss::kFp32InModel;
   return loss;
 }
 
-bool EagerLayers(const TrainingSpec& t) { return TraitsOf(t.stack).kernels == Kernels::kEager; }
+StackTraits TraitsOf(const TrainingSpec& t) {
+  StackTraits st = TraitsOf(t.stack);
+  if (t.compile) st.kernels = Kernels::kFused;
+  return st;
+}
+
+bool EagerLayers(const TrainingSpec& t) { return TraitsOf(t).kernels == Kernels::kEager; }
 
 bool RepeatsKv(const TrainingSpec& t) {
   return TraitsOf(t.stack).repeats_kv || (EagerLayers(t) && t.attention == Attention::kUnfused);

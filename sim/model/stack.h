@@ -44,7 +44,9 @@ enum class Zero3Gather { kPerBlock, kPerModule };
 // 16-bit ones freed) before the same shifted copy. kFp32Model: the model
 // returns fp32 logits (torchtune's TransformerDecoder: self.output(h)
 // .float(), the 16-bit ones freed) and the recipe shifts the labels, so
-// torch's cross-entropy holds its fp32 log-softmax alone.
+// torch's cross-entropy holds its fp32 log-softmax alone; compiled
+// (kFp32ModelCompiled), one fused pass forward and, from the logits it
+// saves, one backward that writes their gradient.
 enum class Loss {
   kVocabParallel,
   kVocabParallelFused,
@@ -53,6 +55,7 @@ enum class Loss {
   kFp32ShiftedCopy,
   kFp32InModel,
   kFp32Model,
+  kFp32ModelCompiled,
   kChunked
 };
 // Gradients under a pipeline schedule: reduced bucket by bucket as the last
@@ -108,6 +111,9 @@ bool ReducesAfterFlush(const Scenario& s);
 // copies under bf16, else the training precision's.
 double FlushReduceBytes(const Scenario& s);
 const StackTraits& TraitsOf(Stack stack);
+// The job's stack as it runs: its stack's traits, with the block's kernels
+// fused where training.compile compiles the layers.
+StackTraits TraitsOf(const TrainingSpec& t);
 // The loss the job runs: its stack's, except that NeMo's LoRA recipes turn
 // the loss fusion off.
 Loss LossOf(const TrainingSpec& t);

@@ -73,7 +73,7 @@ void RopeOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pas
     ops.push_back(Kernel("rope", factor * 2 * qk * e));
     return;
   }
-  if (st.rope_fp32_pairs) {
+  if (st.rope_fp32_pairs && st.kernels == Kernels::kEager) {
     // Per element of q and k: the cast up (e + 4 B), four multiplies each
     // over a half (read a strided fp32 half, write one: 4 B of the whole),
     // the subtract and the add (two halves read, one written: 6 B each),
@@ -277,6 +277,10 @@ double LossTrafficPerLogit(Loss loss, double e, Pass pass) {
     case Loss::kFp32ShiftedCopy:
     case Loss::kFp32InModel: return e + 4 + 4 + 4 + 8;
     case Loss::kFp32Model: return e + 4 + 4 + 4;   // the model's cast, then as kFp32Logits
+    // The model's cast (e + 4), then Inductor's kernel: forward the logits
+    // read once (an online log-sum-exp), backward read and the gradient
+    // written, and the cast's gradient back to e bytes.
+    case Loss::kFp32ModelCompiled: return fwd ? e + 4 + 4 : 4 + 4 + 4 + e;
     case Loss::kChunked: return e;                 // the 16-bit logits read once
   }
   return e + 4 + 4;
@@ -296,6 +300,9 @@ double LogitsBytesPerElement(Loss loss, double e) {
     // the fp32 logits are freed once the log-softmax has read them (the
     // recipe's `del logits`).
     case Loss::kFp32Model: return 4 + 4 + 4;
+    // Compiled: the fp32 logits it saves and, in the backward, their
+    // gradient.
+    case Loss::kFp32ModelCompiled: return 4 + 4;
     case Loss::kChunked: return e;                // only the 16-bit logits
   }
   return e + 4;

@@ -22,7 +22,7 @@ std::optional<Alternative> FindAlternative(const Scenario& s, Seconds step) {
   Layouts(s, s.cluster.nodes, s.training.micro_batch, layouts);
   // A Hugging Face-based stack's job also on Megatron's fused kernels and
   // its layouts (the same job, another stack: model/stack.h).
-  if (s.model.kind != ModelKind::kVision && TraitsOf(s.training.stack).kernels == Kernels::kEager) {
+  if (s.model.kind != ModelKind::kVision && EagerLayers(s.training)) {
     Scenario megatron = s;
     megatron.training.stack = Stack::kMegatron;
     megatron.training.stack_given = true;

@@ -68,6 +68,7 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                                                                                  : QloraUpcast::kNone)},
                             {"pure_bf16", s.training.pure_bf16},
                             {"lora_dropout", s.training.lora_dropout},
+                            {"compile", s.training.compile},
                             {"transformers", s.training.transformers == 0
                                                  ? std::string("current")
                                                  : std::to_string(4 + s.training.transformers / 100) + "." +

@@ -39,6 +39,7 @@ const char* LossName(Loss loss) {
     case Loss::kFp32ShiftedCopy:
     case Loss::kFp32InModel: return "fp32 logits and their shifted copy in the loss";
     case Loss::kFp32Model: return "fp32 logits from the model";
+    case Loss::kFp32ModelCompiled: return "fp32 logits from the model into a compiled loss";
     case Loss::kChunked: return "chunked loss";
   }
   return "";
@@ -46,10 +47,12 @@ const char* LossName(Loss loss) {
 
 std::string StackLine(const Scenario& s) {
   const TrainingSpec& t = s.training;
-  const StackTraits& st = TraitsOf(t.stack);
+  const StackTraits st = TraitsOf(t);
   std::string o = fmt::format("  stack      {}{}: {} kernels, {} Adam{}, ZeRO-3 gathers per {}, {}{}", ToString(t.stack),
                               t.stack_given ? "" : " (the default; set training.stack)",
-                              st.kernels == Kernels::kFused ? "fused" : "eager (one per tensor op)",
+                              st.kernels == Kernels::kEager ? "eager (one per tensor op)"
+                              : t.compile                   ? "compiled (torch.compile per layer)"
+                                                            : "fused",
                               st.optimizer == OptimizerImpl::kFused ? "fused" : "foreach",
                               GradientBytes(t) > ElementBytes(t.precision) ? ", fp32 gradients" : "",
                               st.gather == Zero3Gather::kPerBlock ? "block" : "module",

@@ -125,6 +125,13 @@ struct TrainingSpec {
   // peft >= 0.12), run in fp32.
   bool pure_bf16 = false;  // the stack's (DefaultPureBf16) unless given
   bool pure_bf16_given = false;
+  // torch.compile over each transformer layer and the loss (torchtune's
+  // `compile: True`: training.compile_model compiles every layer of
+  // model.layers, training.compile_loss the loss function): Inductor fuses
+  // each layer's elementwise ops into a few kernels and AOTAutograd's
+  // partitioner saves what the fused layers save, recomputing the cheap
+  // ops in the backward.
+  bool compile = false;
   // LoRA's dropout on each adapted layer's input (PEFT's lora_dropout;
   // 0 makes it an Identity).
   double lora_dropout = 0;

@@ -177,6 +177,13 @@ std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
                      std::string("true with QLoRA prepared with qlora_upcast \"") + ToString(t.qlora_upcast) +
                          "\": without autocast the fp32 residual stream makes every 4-bit linear compute in fp32, "
                          "which is not modelled; accepted: pure_bf16 false, or qlora_upcast none"};
+  // Per-layer torch.compile as torchtune runs it; the Trainer's
+  // torch_compile compiles the whole model with graph breaks, not modelled,
+  // and the other stacks' kernels are fused already.
+  if (t.compile && !torchtune)
+    return SpecError{"training.compile", std::string("true with stack \"") + ToString(t.stack) +
+                                             "\"; accepted: stack torchtune (its per-layer compile: "
+                                             "training.compile_model and compile_loss)"};
   if (t.lora_dropout > 0 && t.method == Method::kFull)
     return SpecError{"training.lora_dropout", "given, but training.method is full (no adapters)"};
   if (t.recompute == Recompute::kSelectiveOp && t.stack != Stack::kFsdp)

@@ -469,6 +469,28 @@ TEST(StackKernels, TorchtuneRepeatsKvAndDefaultsToItsRecipes) {
   EXPECT_FALSE(hf.training.pure_bf16);
 }
 
+// training.compile (torchtune's compile: True): each layer's elementwise
+// ops fused (one norm kernel where eager runs eight, one RoPE kernel), the
+// K and V still repeated for the attention kernel, the loss one fused pass
+// (8 B a logit kept: the fp32 logits and their gradient); the layers keep
+// the fused count, less the dropout masks, plus the repeated K and V and
+// the output's copy: 10h + 4q + 4kv + 6f - 2h + 4(q - kv) + 2q.
+TEST(StackKernels, CompileFusesTorchtunesLayers) {
+  const Scenario c = LoadScenario(ScenarioPath("tt_llama32_3b_full_packed_compile"));
+  const auto ops = LayerOps(c.model, c.training, 1, Pass::kForward, false);
+  EXPECT_EQ(CountNamed(ops, "norm1"), 1);
+  EXPECT_EQ(CountNamed(ops, "rope"), 1);
+  EXPECT_EQ(CountNamed(ops, "kv_repeat"), 1);
+  EXPECT_EQ(LossOf(c.training), Loss::kFp32ModelCompiled);
+  EXPECT_DOUBLE_EQ(LogitsBytesPerElement(LossOf(c.training), 2), 8);
+  const double sb = 4096 * 2, h = 3072, q = 3072, kv = 1024, f = 8192;
+  EXPECT_DOUBLE_EQ(LayerActivationBytes(c.model, c.training, 1, false),
+                   sb * (10 * h + 4 * q + 4 * kv + 6 * f - 2 * h + 4 * (q - kv) + 2 * q));
+  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.compile=true"})
+                .find("training.compile: true with stack \"hf\"; accepted: stack torchtune"),
+            std::string::npos);
+}
+
 TEST(StackErrors, BadStacksAndPackingAreRefusedWithTheirKey) {
   struct Case {
     const char* scenario;
