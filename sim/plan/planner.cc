@@ -45,6 +45,9 @@ std::string Days(double seconds) {
 // than the scenario's, priced by that node's cheapest on-demand offer.
 std::vector<std::string> Overrides(const Candidate& c, const Scenario& scenario) {
   std::vector<std::string> out = {"cluster.node=" + c.node, fmt::format("cluster.nodes={}", c.nodes)};
+  // A scenario that takes fewer GPUs of its box is planned on whole boxes.
+  if (scenario.cluster.node.gpus_per_node < LoadNode(scenario.cluster.node.name, "--gpus").gpus_per_node)
+    out.push_back(fmt::format("cluster.gpus_per_node={}", c.gpus / c.nodes));
   for (std::string& f : LayoutOverrides(scenario.parallel, c.parallel, c.micro_batch, c.recompute)) out.push_back(std::move(f));
   if (c.node != scenario.cluster.node.name && scenario.price.enabled)
     out.push_back("price={offer: " + NodePrices().at(c.node).offer + "}");
@@ -85,8 +88,13 @@ Plan MakePlan(const PlanOptions& o) {
     std::vector<std::string> sets = o.sets;
     const int per_node = LoadNode(node, "--gpus").gpus_per_node;
     const ParallelSpec& own = scenario.parallel;
-    const int zero = own.distributed_optimizer || own.param_gather_overlap ? own.zero : 0;
-    for (std::string x : {"cluster.node=" + node, std::string("cluster.nodes=1"), std::string("parallel.tp=1"),
+    const int zero = own.distributed_optimizer || own.param_gather_overlap
+                         ? own.zero
+                         : (MinDataParallelZero(scenario.training.stack) > 0 ? 3 : 0);
+    // Whole nodes, as they are priced: a scenario that takes fewer GPUs of
+    // its own box (cluster.gpus_per_node) plans the boxes whole.
+    for (std::string x : {"cluster.node=" + node, std::string("cluster.nodes=1"),
+                          "cluster.gpus_per_node=" + std::to_string(per_node), std::string("parallel.tp=1"),
                           std::string("parallel.pp=1"), std::string("parallel.vp=1"),
                           "parallel.zero=" + std::to_string(zero), "parallel.dp=" + std::to_string(per_node),
                           std::string("training.micro_batch=1")})

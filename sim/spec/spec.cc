@@ -34,6 +34,8 @@ Padding DefaultPadding(Stack stack) {
 
 bool DefaultPerSampleAttention(Stack stack) { return stack == Stack::kNemo || stack == Stack::kTorchtune; }
 
+int MinDataParallelZero(Stack stack) { return stack == Stack::kTorchtune ? 2 : 0; }
+
 bool DefaultPureBf16(Stack stack, Precision precision) {
   return stack == Stack::kTorchtune && precision == Precision::kBf16;
 }

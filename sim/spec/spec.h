@@ -475,6 +475,10 @@ bool DefaultPerSampleAttention(Stack stack);
 // model's dtype, without autocast or an fp32 master copy (its recipes'
 // training.get_dtype and set_default_dtype); mixed precision elsewhere.
 bool DefaultPureBf16(Stack stack, Precision precision);
+// The lowest ZeRO stage a stack runs data-parallel with: torchtune's
+// distributed recipes shard with FSDP2 (2 without resharding after the
+// forward, 3 with); the others 0 (plain data parallelism).
+int MinDataParallelZero(Stack stack);
 
 // Bytes per element of weights, gradients and activations: 2 with mixed
 // precision, 4 in tf32/fp32.

@@ -143,7 +143,7 @@ std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
   // torchtune's distributed recipes shard every layer with FSDP2
   // (training.shard_model, fsdp_reshard_after_forward: ZeRO 3 when true,
   // 2 when false); only its single-device recipes run without.
-  if (torchtune && p.dp > 1 && p.zero < 2)
+  if (p.dp > 1 && p.zero < MinDataParallelZero(t.stack))
     return SpecError{"parallel.zero", Str(p.zero) + " with stack \"torchtune\" on " + Str(p.dp) +
                                           " data-parallel ranks, whose recipes shard with FSDP2; accepted: 3 "
                                           "(fsdp_reshard_after_forward true) or 2 (false), or dp 1"};

@@ -47,6 +47,20 @@ QW="$ROOT/tests/data/recipes/mb2604_qwen3_30b_a3b_16xH100.yaml"
 check "an EP16 scenario plans ($(head -c 200 err.txt))" test $rc -eq 0
 check "and recommends" grep -q "Recommendation:" qw.txt
 
+# A one-GPU torchtune scenario (gpus_per_node: 1 of an 8-GPU box): planned on
+# whole boxes, data-parallel under FSDP2 (its recipes' sharding), and the
+# recommendation's flags say so and reproduce its step.
+TT="$ROOT/tests/data/stacks/tt_llama32_3b_full_packed.yaml"
+"$SIM" plan "$TT" --deadline 7d --gpus A100 --max-gpus 16 --set training.global_batch=64 >tt.txt 2>err.txt; rc=$?
+check "a one-GPU torchtune scenario plans ($(head -c 200 err.txt))" test $rc -eq 0
+check "and recommends" grep -q "Recommendation:" tt.txt
+check "on whole boxes" grep -q "cluster.gpus_per_node=8" tt.txt
+check "sharded as torchtune shards" grep -qE "ZeRO-(2|3) mb" tt.txt
+cmd=$(sed -n 's/.*run it: build\/simulate //p' tt.txt)
+step=$(grep -m1 "^  1    " tt.txt | grep -oE "[0-9]+\.[0-9]+s" | head -1)
+got=$(eval "\"$SIM\" $cmd" | awk '/step time/ {print $3}')
+check "the recommended flags give its step ($step vs ${got}s)" test "${step%s}" = "$got"
+
 bad "deadline without a unit" "--deadline 14: \"14\": missing unit" "$SIM" plan "$SC" --deadline 14
 bad "budget in euros" "--budget 50kEUR: \"50kEUR\": unknown unit \"kEUR\" for a price (accepted: USD)" "$SIM" plan "$SC" --deadline 7d --budget 50kEUR
 bad "GPUs nobody prices" "--gpus: no bundled node with a price has these GPUs" "$SIM" plan "$SC" --deadline 7d --gpus B300
