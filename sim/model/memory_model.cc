@@ -157,6 +157,16 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, b
 
 namespace {
 
+// Whether the gradients are freed after each step, so that the forward
+// and the step are phases apart (below): the Trainer's model.zero_grad()
+// (torch 2.x's set_to_none=True default) and torchtune's
+// optimizer.zero_grad(set_to_none=True) (recipes/full_finetune_single_device.py
+// @ 1814feb1); without ZeRO, whose engines keep their gradient buffers.
+bool GradientsFreedAfterStep(const Scenario& sc) {
+  const Stack s = sc.training.stack;
+  return sc.parallel.zero == 0 && (OnHfTrainerWithPeft(s) || s == Stack::kTorchtune);
+}
+
 // Bytes per trained parameter of foreach AdamW's temporary during the
 // step. torch.optim's multi-tensor AdamW (adamw.py _multi_tensor_adamw,
 // torch 2.4) computes the denominator as a new tensor list,
@@ -175,16 +185,6 @@ namespace {
 // on one A100 peaks at 72.43 GB allocated at batch 4 and batch 8 alike
 // (refs/a100_80gb.csv @ 876e2ed), 10.0 B a parameter: weights, gradients,
 // two moments and this temporary at 2 B each.
-// Whether the gradients are freed after each step, so that the forward
-// and the step are phases apart (below): the Trainer's model.zero_grad()
-// (torch 2.x's set_to_none=True default) and torchtune's
-// optimizer.zero_grad(set_to_none=True) (recipes/full_finetune_single_device.py
-// @ 1814feb1); without ZeRO, whose engines keep their gradient buffers.
-bool GradientsFreedAfterStep(const Scenario& sc) {
-  const Stack s = sc.training.stack;
-  return sc.parallel.zero == 0 && (OnHfTrainerWithPeft(s) || s == Stack::kTorchtune);
-}
-
 double ForeachAdamTemp(const Scenario& sc) {
   const TrainingSpec& t = sc.training;
   if (!OnHfTrainerWithPeft(t.stack) || sc.parallel.zero >= 1) return 0;
@@ -376,8 +376,9 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
   }
   if (DdpBuckets(sc)) r.ddp_buckets = r.gradients;
   // torch's optimizer loop (GradientsFreedAfterStep): zero_grad(
-  // set_to_none=True) after each step frees the gradients, and the backward has freed the activations, the loss
-  // and the gathered layers before the step. The forward and loss phase
+  // set_to_none=True) after each step frees the gradients, and the
+  // backward has freed the activations, the loss and the gathered layers
+  // before the step. The forward and loss phase
   // holds the activations, the loss and the gathered layers (and, from the
   // second accumulated micro-batch on, the gradients); the step holds the
   // gradients and its temporary. fms-acceleration's pure-bf16 Mistral-7B
