@@ -73,7 +73,7 @@ void RopeOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pas
     ops.push_back(Kernel("rope", factor * 2 * qk * e));
     return;
   }
-  if (st.rope_fp32_pairs && st.kernels == Kernels::kEager) {
+  if (st.rope_fp32_pairs) {
     // Per element of q and k: the cast up (e + 4 B), four multiplies each
     // over a half (read a strided fp32 half, write one: 4 B of the whole),
     // the subtract and the add (two halves read, one written: 6 B each),

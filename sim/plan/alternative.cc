@@ -26,14 +26,9 @@ std::optional<Alternative> FindAlternative(const Scenario& s, Seconds step) {
     Scenario megatron = s;
     megatron.training.stack = Stack::kMegatron;
     megatron.training.stack_given = true;
-    // As `--set training.stack=megatron` would load it: the stack's kernel
-    // unless the file names one.
-    if (!s.training.attention_given) megatron.training.attention = DefaultAttention(Stack::kMegatron);
-    if (!s.training.padding_given) megatron.training.padding = DefaultPadding(Stack::kMegatron);
-    if (!s.training.per_sample_attention_given)
-      megatron.training.per_sample_attention = DefaultPerSampleAttention(Stack::kMegatron);
-    if (!s.training.pure_bf16_given)
-      megatron.training.pure_bf16 = DefaultPureBf16(Stack::kMegatron, s.training.precision);
+    // As `--set training.stack=megatron` would load it: the stack's
+    // defaults for the keys the file does not give.
+    ApplyStackDefaults(megatron.training);
     ResolveQloraUpcast(megatron);
     Layouts(megatron, s.cluster.nodes, s.training.micro_batch, layouts);
   }

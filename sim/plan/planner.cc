@@ -42,12 +42,12 @@ std::string Days(double seconds) {
 }
 
 // The --set flags that make the scenario this candidate; on another node
-// than the scenario's, priced by that node's cheapest on-demand offer.
-std::vector<std::string> Overrides(const Candidate& c, const Scenario& scenario) {
+// than the scenario's, priced by that node's cheapest on-demand offer; on
+// whole boxes where the scenario takes fewer GPUs of its own
+// (`part_of_box`).
+std::vector<std::string> Overrides(const Candidate& c, const Scenario& scenario, bool part_of_box) {
   std::vector<std::string> out = {"cluster.node=" + c.node, fmt::format("cluster.nodes={}", c.nodes)};
-  // A scenario that takes fewer GPUs of its box is planned on whole boxes.
-  if (scenario.cluster.node.gpus_per_node < LoadNode(scenario.cluster.node.name, "--gpus").gpus_per_node)
-    out.push_back(fmt::format("cluster.gpus_per_node={}", c.gpus / c.nodes));
+  if (part_of_box) out.push_back(fmt::format("cluster.gpus_per_node={}", c.gpus / c.nodes));
   for (std::string& f : LayoutOverrides(scenario.parallel, c.parallel, c.micro_batch, c.recompute)) out.push_back(std::move(f));
   if (c.node != scenario.cluster.node.name && scenario.price.enabled)
     out.push_back("price={offer: " + NodePrices().at(c.node).offer + "}");
@@ -79,6 +79,9 @@ Plan MakePlan(const PlanOptions& o) {
   std::optional<Candidate> cheapest;  // of every candidate that fits, deadline or not
   std::vector<std::string> skipped;   // node types the scenario does not load with, and why
   const auto t0 = Clock::now();
+  // A scenario that takes fewer GPUs of its box is planned on whole boxes.
+  const bool part_of_box =
+      scenario.cluster.node.gpus_per_node < LoadNode(scenario.cluster.node.name, "--gpus").gpus_per_node;
   for (const std::string& node : nodes) {
     // The node, with a plain layout that validates on one node (the
     // candidates set their own). The scenario's ZeRO stage is kept where a
@@ -141,7 +144,7 @@ Plan MakePlan(const PlanOptions& o) {
       c.screen_wall_s = c.screen.step.value() * steps;
       c.screen_cost = c.screen_wall_s / 3600 * c.nodes * c.per_node_hour;
       c.wall_s = c.screen_wall_s, c.cost = c.screen_cost;
-      c.overrides = Overrides(c, scenario);
+      c.overrides = Overrides(c, scenario, part_of_box);
       if (!cheapest || c.screen_cost < cheapest->screen_cost) cheapest = c;
       if (c.screen_wall_s > o.deadline.value() || (o.budget_usd && c.screen_cost > *o.budget_usd)) continue;
       ++plan.meet;

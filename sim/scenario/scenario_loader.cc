@@ -258,8 +258,7 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
     t.stack = v.Get("stack").Enum<Stack>();
     t.stack_given = true;
   }
-  if (!t.attention_given) t.attention = DefaultAttention(t.stack);
-  t.per_sample_attention = DefaultPerSampleAttention(t.stack);
+  ApplyStackDefaults(t);  // the keys below, where given, override them
   if (v.Has("per_sample_attention")) {
     t.per_sample_attention = v.Get("per_sample_attention").Bool();
     t.per_sample_attention_given = true;
@@ -268,7 +267,6 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   if (v.Has("launch_blocking")) t.launch_blocking = v.Get("launch_blocking").Bool();
   if (v.Has("compile")) t.compile = v.Get("compile").Bool();
   if (v.Has("transformers")) t.transformers = ParseTransformersRelease(v.Get("transformers"));
-  t.pure_bf16 = DefaultPureBf16(t.stack, t.precision);
   if (v.Has("pure_bf16")) {
     t.pure_bf16 = v.Get("pure_bf16").Bool();
     t.pure_bf16_given = true;
@@ -279,12 +277,10 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
       v.Get("lora_dropout").Fail("\"" + v.Get("lora_dropout").Str() +
                                  "\" is not accepted: a dropout probability in [0, 1) (PEFT's lora_dropout; 0: none)");
   }
-  t.qlora_upcast = DefaultQloraUpcast(t.stack);
   if (v.Has("qlora_upcast")) {
     t.qlora_upcast = v.Get("qlora_upcast").Enum<QloraUpcast>();
     t.qlora_upcast_given = true;
   }
-  t.padding = DefaultPadding(t.stack);
   if (v.Has("padding")) {
     t.padding = v.Get("padding").Enum<Padding>();
     t.padding_given = true;

@@ -34,6 +34,14 @@ Padding DefaultPadding(Stack stack) {
 
 bool DefaultPerSampleAttention(Stack stack) { return stack == Stack::kNemo || stack == Stack::kTorchtune; }
 
+void ApplyStackDefaults(TrainingSpec& t) {
+  if (!t.attention_given) t.attention = DefaultAttention(t.stack);
+  if (!t.per_sample_attention_given) t.per_sample_attention = DefaultPerSampleAttention(t.stack);
+  if (!t.pure_bf16_given) t.pure_bf16 = DefaultPureBf16(t.stack, t.precision);
+  if (!t.padding_given) t.padding = DefaultPadding(t.stack);
+  if (!t.qlora_upcast_given) t.qlora_upcast = DefaultQloraUpcast(t.stack);
+}
+
 int MinDataParallelZero(Stack stack) { return stack == Stack::kTorchtune ? 2 : 0; }
 
 bool DefaultPureBf16(Stack stack, Precision precision) {

@@ -479,6 +479,12 @@ bool DefaultPureBf16(Stack stack, Precision precision);
 // distributed recipes shard with FSDP2 (2 without resharding after the
 // forward, 3 with); the others 0 (plain data parallelism).
 int MinDataParallelZero(Stack stack);
+// Sets every stack-dependent training key the scenario does not give to its
+// stack's default (attention, per-sample attention, pure bf16, padding,
+// QLoRA's upcast before ResolveQloraUpcast): as loading the file with
+// `training.stack` set would. The loader calls it once the stack is known;
+// a second opinion on another stack calls it after switching.
+void ApplyStackDefaults(TrainingSpec& t);
 
 // Bytes per element of weights, gradients and activations: 2 with mixed
 // precision, 4 in tf32/fp32.

@@ -428,69 +428,6 @@ std::string LoadError(const std::string& scenario, std::vector<std::string> sets
   return "";
 }
 
-// torchtune (stack.cc): its modules op by op as the Trainer's, plus K and V
-// repeated to the queries' width before attention and the output copied
-// back (forward: Llama-3.2-3B's 1024-wide K and V read and written at
-// 3072, 2 x (1024 + 3072) elements a token, and the 3072-wide output read
-// and written); fused AdamW; and its defaults: pure bf16 (its dtype),
-// per-sample attention over packs (FlexAttention's block-causal mask),
-// micro-batches padded to their longest sample.
-TEST(StackKernels, TorchtuneRepeatsKvAndDefaultsToItsRecipes) {
-  const Scenario tt = LoadScenario(ScenarioPath("tt_llama32_3b_full_packed"));
-  const Scenario hf = LoadScenario(ScenarioPath("tt_llama32_3b_full_packed"), {"training.stack=hf"});
-  const double tokens = tt.training.tokens_per_micro_batch(), e = 2;
-  for (Pass pass : {Pass::kForward, Pass::kBackward}) {
-    const auto tt_ops = LayerOps(tt.model, tt.training, 1, pass, false);
-    const auto hf_ops = LayerOps(hf.model, hf.training, 1, pass, false);
-    double extra = 0;
-    for (const Op& op : tt_ops)
-      if (op.name.rfind("kv_repeat", 0) == 0 || op.name.rfind("attn_out_copy", 0) == 0) extra += op.bytes.value();
-    EXPECT_DOUBLE_EQ(extra, tokens * (2 * (1024 + 3072) + 2 * 3072) * e);
-    // RoPE in fp32 over pairs: 48 B an element of q and k forward (cast
-    // 6, four multiplies 16, subtract and add 12, stack 8, cast back 6)
-    // where transformers' bf16 rotate_half moves 20.
-    double tt_rope = 0, hf_rope = 0;
-    for (const Op& op : tt_ops)
-      if (op.name.rfind("rope", 0) == 0 && op.name.rfind("rope_cache", 0) != 0) tt_rope += op.bytes.value();
-    for (const Op& op : hf_ops)
-      if (op.name.rfind("rope_mul", 0) == 0 || op.name.rfind("rope_neg", 0) == 0 || op.name.rfind("rope_add", 0) == 0 ||
-          (op.name.rfind("rope_cat", 0) == 0 && op.bytes.value() > tokens * 4096 * e))
-        hf_rope += op.bytes.value();
-    const double qk = tokens * (3072 + 1024), factor = pass == Pass::kForward ? 1 : 2;
-    EXPECT_DOUBLE_EQ(tt_rope, factor * 48 * qk);
-    EXPECT_DOUBLE_EQ(hf_rope, factor * 20 * qk);
-  }
-  EXPECT_EQ(CountNamed(LayerOps(hf.model, hf.training, 1, Pass::kForward, false), "kv_repeat"), 0);
-  EXPECT_EQ(TraitsOf(Stack::kTorchtune).optimizer, OptimizerImpl::kFused);
-  EXPECT_TRUE(tt.training.pure_bf16);
-  EXPECT_TRUE(tt.training.attends_per_sample());
-  EXPECT_EQ(tt.training.padding, Padding::kLongest);
-  EXPECT_FALSE(LoadScenario(ScenarioPath("tt_llama32_3b_full_packed"), {"training.precision=fp16"}).training.pure_bf16);
-  EXPECT_FALSE(hf.training.pure_bf16);
-}
-
-// training.compile (torchtune's compile: True): each layer's elementwise
-// ops fused (one norm kernel where eager runs eight, one RoPE kernel), the
-// K and V still repeated for the attention kernel, the loss one fused pass
-// (8 B a logit kept: the fp32 logits and their gradient); the layers keep
-// the fused count, less the dropout masks, plus the repeated K and V and
-// the output's copy: 10h + 4q + 4kv + 6f - 2h + 4(q - kv) + 2q.
-TEST(StackKernels, CompileFusesTorchtunesLayers) {
-  const Scenario c = LoadScenario(ScenarioPath("tt_llama32_3b_full_packed_compile"));
-  const auto ops = LayerOps(c.model, c.training, 1, Pass::kForward, false);
-  EXPECT_EQ(CountNamed(ops, "norm1"), 1);
-  EXPECT_EQ(CountNamed(ops, "rope"), 1);
-  EXPECT_EQ(CountNamed(ops, "kv_repeat"), 1);
-  EXPECT_EQ(LossOf(c.training), Loss::kFp32ModelCompiled);
-  EXPECT_DOUBLE_EQ(LogitsBytesPerElement(LossOf(c.training), 2), 8);
-  const double sb = 4096 * 2, h = 3072, q = 3072, kv = 1024, f = 8192;
-  EXPECT_DOUBLE_EQ(LayerActivationBytes(c.model, c.training, 1, false),
-                   sb * (10 * h + 4 * q + 4 * kv + 6 * f - 2 * h + 4 * (q - kv) + 2 * q));
-  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.compile=true"})
-                .find("training.compile: true with stack \"hf\"; accepted: stack torchtune"),
-            std::string::npos);
-}
-
 TEST(StackErrors, BadStacksAndPackingAreRefusedWithTheirKey) {
   struct Case {
     const char* scenario;
@@ -503,8 +440,6 @@ TEST(StackErrors, BadStacksAndPackingAreRefusedWithTheirKey) {
        "training.sample_len: 4096 tokens per sample exceed training.seq_len (2048)"},
       {"qwen_72b_lora_zero3_4gpu", "training.stack=unsloth", "trains on one GPU"},
       {"nemo_llama2_70b_lora", "training.stack=hf", "parallel.tp: 2 with stack \"hf\""},
-      {"nemo_llama2_70b_lora", "training.stack=torchtun", "did you mean 'torchtune'"},
-      {"nemo_llama2_70b_lora", "training.stack=torchtune", "parallel.tp: 2 with stack \"torchtune\""},
       {"qwen_7b_full_zero3_2gpu", "training.lora_targets=[q]", "training.method is full"},
       {"qwen_7b_lora_2048", "training.lora_targets=[q, qq]", "lora_targets[1]"},
       {"qwen_7b_lora_2048", "training.lora_targets=[]", "training.lora_targets: is empty"},
@@ -524,11 +459,6 @@ TEST(StackErrors, BadStacksAndPackingAreRefusedWithTheirKey) {
   };
   for (const Case& c : cases)
     EXPECT_NE(LoadError(c.scenario, {c.set}).find(c.message), std::string::npos) << c.set;
-  // torchtune's distributed recipes shard with FSDP2: ZeRO 2 or 3.
-  EXPECT_NE(LoadError("qwen_7b_full_zero3_2gpu", {"training.stack=torchtune", "parallel.zero=1"})
-                .find("parallel.zero: 1 with stack \"torchtune\" on 2 data-parallel ranks, whose recipes shard with "
-                      "FSDP2; accepted: 3 (fsdp_reshard_after_forward true) or 2 (false), or dp 1"),
-            std::string::npos);
   EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.precision=fp32", "training.attention=unfused",
                                             "training.grad_reduce=bf16"})
                 .find("\"bf16\" is not accepted with precision \"fp32\": gradients are reduced in fp32 only"),
