@@ -28,22 +28,17 @@
 #include "sim/workload/size_estimate.h"
 #include "sim/workload/stage_cost.h"
 #include "sim/workload/workload_builder.h"
+#include "tests/job/stack_test_util.h"
 #include "tests/test_util.h"
 
 namespace pf {
 namespace {
 
-std::string ScenarioPath(const std::string& name, const std::string& dir = "stacks") {
-  return testing_util::kRoot + "/tests/data/" + dir + "/" + name + ".yaml";
-}
+using testing_util::CountNamed;
+using testing_util::LoadError;
+using testing_util::ScenarioPath;
 
 Scenario Qwen(std::vector<std::string> sets = {}) { return LoadScenario(ScenarioPath("qwen_7b_lora_2048"), sets); }
-
-int CountNamed(const std::vector<Op>& ops, const std::string& prefix) {
-  int n = 0;
-  for (const Op& op : ops) n += op.name.rfind(prefix, 0) == 0;
-  return n;
-}
 
 // Hugging Face's LlamaRMSNorm runs eight kernels, Megatron's one; both
 // stacks run the same GEMM FLOPs, HF in seven projections instead of four.
@@ -417,15 +412,6 @@ TEST(StackKernels, AttentionKernelByStackAndGpu) {
   EXPECT_GT(flash / cudnn, 1.5);  // 0.650 / 0.403 once the kernel overhead is off
   EXPECT_LT(seconds(h100, Attention::kFlash3), cudnn);
   EXPECT_DOUBLE_EQ(seconds(a100, Attention::kFlash), seconds(a100, Attention::kCudnn));
-}
-
-std::string LoadError(const std::string& scenario, std::vector<std::string> sets) {
-  try {
-    LoadScenario(ScenarioPath(scenario), sets);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(StackErrors, BadStacksAndPackingAreRefusedWithTheirKey) {

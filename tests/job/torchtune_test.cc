@@ -14,29 +14,15 @@
 #include "sim/model/stack.h"
 #include "sim/model/stack_kernels.h"
 #include "sim/scenario/scenario_loader.h"
+#include "tests/job/stack_test_util.h"
 #include "tests/test_util.h"
 
 namespace pf {
 namespace {
 
-std::string ScenarioPath(const std::string& name) {
-  return testing_util::kRoot + "/tests/data/stacks/" + name + ".yaml";
-}
-
-int CountNamed(const std::vector<Op>& ops, const std::string& prefix) {
-  int n = 0;
-  for (const Op& op : ops) n += op.name.rfind(prefix, 0) == 0;
-  return n;
-}
-
-std::string LoadError(const std::string& scenario, std::vector<std::string> sets) {
-  try {
-    LoadScenario(ScenarioPath(scenario), sets);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing_util::CountNamed;
+using testing_util::LoadError;
+using testing_util::ScenarioPath;
 
 // torchtune (stack.cc): its modules op by op as the Trainer's, plus K and V
 // repeated to the queries' width before attention and the output copied
