@@ -88,4 +88,10 @@ Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal, O
          moved / (g.memory_bandwidth * (kHbmEfficiency * cal.training_kernel_efficiency));
 }
 
+Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal, const TrainingSpec& t) {
+  const Bytes moved(params * StepBytesPerParam(t));
+  return kKernelOverhead +
+         moved / (g.memory_bandwidth * (kHbmEfficiency * cal.training_kernel_efficiency));
+}
+
 }  // namespace pf

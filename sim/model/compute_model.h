@@ -45,5 +45,7 @@ Precision KernelPrecision(const Op& op, Precision p);
 // over bf16 parameters and moments with no master copy.
 Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal,
                       OptimizerImpl impl = OptimizerImpl::kFused, double grad_bytes = 2, bool pure_bf16 = false);
+// The job's step over `params` (stack.h StepBytesPerParam).
+Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal, const TrainingSpec& t);
 
 }  // namespace pf

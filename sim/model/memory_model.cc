@@ -382,12 +382,21 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
   // holds the activations, the loss and the gathered layers (and, from the
   // second accumulated micro-batch on, the gradients); the step holds the
   // gradients and its temporary. fms-acceleration's pure-bf16 Mistral-7B
-  // peaks at 72.43 GB at batch 4 and 8 alike: the step's.
+  // peaks at 72.43 GB at batch 4 and 8 alike: the step's. Between the two,
+  // the backward's end holds every gradient and the first layer's tensors
+  // (its saved activations, or its checkpoint and the layer recomputed
+  // from it): the peak under full recompute with a small loss, where the
+  // forward holds little (torchtune's ladder, "+ Activation
+  // Checkpointing": 24.9 GiB, of which 24.0 the weights, gradients and
+  // moments).
   if (GradientsFreedAfterStep(sc)) {
     const Bytes forward = r.activations + r.logits + r.zero_buffers;
     const Bytes accumulated = t.micro_batches_per_step(p.dp) > 1 ? r.gradients : Bytes(0);
     const Bytes step = r.gradients + r.optimizer_step;
-    r.phases_apart = forward + r.gradients + r.optimizer_step - std::max(forward + accumulated, step);
+    const int layers = std::max(1, LayersOfStage(m, p, stage));
+    const Bytes backward_end = r.gradients + Bytes(act.layer + act.held / layers);
+    r.phases_apart =
+        forward + r.gradients + r.optimizer_step - std::max({forward + accumulated, step, backward_end});
   }
   AddFrameworkMemory(sc, r);
   return r;

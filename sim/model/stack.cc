@@ -83,6 +83,7 @@ const StackTraits& TraitsOf(Stack stack) {
                   Loss::kFp32Model, true};
     t.repeats_kv = true;
     t.rope_fp32_pairs = true;
+    t.scales_gradients = true;
     return t;
   }();
   switch (stack) {
@@ -104,6 +105,8 @@ Loss LossOf(const TrainingSpec& t) {
   // LoRA", nemo/collections/llm/recipes/llama31_8b.py and the others).
   if (t.stack == Stack::kNemo && t.method != Method::kFull) return Loss::kVocabParallel;
   // torchtune compiles its loss with its layers (training.compile_loss).
+  if (t.stack == Stack::kTorchtune && t.loss == LossChoice::kChunked)
+    return t.compile ? Loss::kChunkedCompiled : Loss::kFp32ModelChunked;
   if (t.stack == Stack::kTorchtune && t.compile) return Loss::kFp32ModelCompiled;
   const Loss loss = TraitsOf(t.stack).loss;
   if (loss == Loss::kFp32Logits && t.transformers > 0 && t.transformers < 49)
@@ -163,6 +166,13 @@ double AdamBytesPerParam(OptimizerImpl impl, double grad_bytes, bool pure_bf16) 
   // lerp_ 12, exp_avg_sq mul_ 8 and addcmul_ 16, sqrt 8, div_ 8, add_(eps)
   // 8, param.addcdiv_ 16; the same ops on bf16 tensors move half.
   return pure_bf16 ? 42 : 84;
+}
+
+double StepBytesPerParam(const TrainingSpec& t) {
+  const StackTraits& st = TraitsOf(t.stack);
+  const double g = GradientBytes(t);
+  return AdamBytesPerParam(st.optimizer, g, t.pure_bf16 && t.method == Method::kFull) +
+         (st.scales_gradients ? 2 * g : 0);
 }
 
 bool ReducesAfterFlush(const Scenario& s) {

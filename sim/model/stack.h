@@ -46,7 +46,13 @@ enum class Zero3Gather { kPerBlock, kPerModule };
 // .float(), the 16-bit ones freed) and the recipe shifts the labels, so
 // torch's cross-entropy holds its fp32 log-softmax alone; compiled
 // (kFp32ModelCompiled), one fused pass forward and, from the logits it
-// saves, one backward that writes their gradient.
+// saves, one backward that writes their gradient. kFp32ModelChunked:
+// torchtune's CEWithChunkedOutputLoss (training.loss: chunked), the model's
+// 16-bit logits in kLossChunks chunks, each upcast and reduced by torch's
+// cross-entropy, which keeps each chunk's fp32 log-softmax; compiled
+// (kChunkedCompiled: training.compile_loss compiles compute_cross_entropy
+// alone), each chunk's upcast and reduction one kernel that saves the
+// 16-bit chunk and, in the backward, writes its 16-bit gradient.
 enum class Loss {
   kVocabParallel,
   kVocabParallelFused,
@@ -56,8 +62,14 @@ enum class Loss {
   kFp32InModel,
   kFp32Model,
   kFp32ModelCompiled,
+  kFp32ModelChunked,
+  kChunkedCompiled,
   kChunked
 };
+// CEWithChunkedOutputLoss's num_output_chunks, its default and every
+// recipe config's (torchtune/modules/loss/ce_chunked_output_loss.py @
+// 1814feb1).
+constexpr int kLossChunks = 8;
 // Gradients under a pipeline schedule: reduced bucket by bucket as the last
 // backward completes them (Megatron's DDP, FSDP), or, by DeepSpeed's
 // PipelineEngine, all-reduced after the flush (its ReduceGrads
@@ -102,6 +114,12 @@ struct StackTraits {
   // multiplies of a half by the cached cos or sin, a subtract and an add,
   // torch.stack of the two halves and the cast back, every op on fp32.
   bool rope_fp32_pairs = false;
+  // The gradients scaled by a pass of their own before the optimizer
+  // step: torchtune's training.scale_grads(model, 1 / num_tokens), one
+  // p.grad *= scaler per parameter (torchtune/training/_grad_scaler.py,
+  // recipes/full_finetune_single_device.py @ 1814feb1), where the Trainer
+  // and Megatron scale the loss instead.
+  bool scales_gradients = false;
 };
 
 // DeepSpeed's PipelineEngine reduces the gradients of this job after the
@@ -146,6 +164,11 @@ double GradientBytes(const TrainingSpec& t);
 // Bytes of HBM traffic per trainable parameter of one Adam step, reading
 // gradients of grad_bytes each.
 double AdamBytesPerParam(OptimizerImpl impl, double grad_bytes, bool pure_bf16 = false);
+// The job's step, per trainable parameter: its stack's Adam over its
+// gradients (pure bf16 under full training) and, where the stack scales
+// the gradients first (StackTraits::scales_gradients), that pass's read
+// and write of each gradient.
+double StepBytesPerParam(const TrainingSpec& t);
 
 // Linear layers (each its own ZeRO-3 fetch under DeepSpeed) in one block.
 int LinearModulesPerBlock(const ModelSpec& m, const StackTraits& traits);

@@ -281,6 +281,11 @@ double LossTrafficPerLogit(Loss loss, double e, Pass pass) {
     // read once (an online log-sum-exp), backward read and the gradient
     // written, and the cast's gradient back to e bytes.
     case Loss::kFp32ModelCompiled: return fwd ? e + 4 + 4 : 4 + 4 + 4 + e;
+    // Per chunk, the loss's own cast (e + 4), then as kFp32Model.
+    case Loss::kFp32ModelChunked: return e + 4 + 4 + 4;
+    // Per chunk, Inductor's kernel: forward the 16-bit logits read once,
+    // backward read again and their 16-bit gradient written.
+    case Loss::kChunkedCompiled: return fwd ? e : e + e;
     case Loss::kChunked: return e;                 // the 16-bit logits read once
   }
   return e + 4 + 4;
@@ -303,6 +308,14 @@ double LogitsBytesPerElement(Loss loss, double e) {
     // Compiled: the fp32 logits it saves and, in the backward, their
     // gradient.
     case Loss::kFp32ModelCompiled: return 4 + 4;
+    // Every chunk's fp32 log-softmax, and at the backward's start one
+    // chunk's incoming and outgoing fp32 gradients (kFp32Model's, by chunk)
+    // and the 16-bit one its cast hands the LM head; the 16-bit logits are
+    // freed (the recipe's `del logits`: nothing saves them).
+    case Loss::kFp32ModelChunked: return 4 + (4 + 4 + e) / kLossChunks;
+    // The 16-bit chunks the compiled kernels save, and one chunk's 16-bit
+    // gradient at a time.
+    case Loss::kChunkedCompiled: return e + e / kLossChunks;
     case Loss::kChunked: return e;                // only the 16-bit logits
   }
   return e + 4;

@@ -133,9 +133,8 @@ ScreenEstimate ScreenStep(const Scenario& s) {
         dp += CollectiveTime(s, CollectiveKind::kAllGather, group, Bytes(most_params * e));
     }
   }
-  const Seconds optimizer = OptimizerTime(most_params / (p.zero >= 1 ? p.dp : 1), s.cluster.node.gpu, s.calibration,
-                                             TraitsOf(s.training.stack).optimizer, GradientBytes(t),
-                                             t.pure_bf16 && t.method == Method::kFull);
+  const Seconds optimizer =
+      OptimizerTime(most_params / (p.zero >= 1 ? p.dp : 1), s.cluster.node.gpu, s.calibration, t);
   est.exposed_comm = dp;
   est.step = pipeline + dp + optimizer;
   return est;

@@ -69,6 +69,7 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                             {"pure_bf16", s.training.pure_bf16},
                             {"lora_dropout", s.training.lora_dropout},
                             {"compile", s.training.compile},
+                            {"loss", ToString(s.training.loss)},
                             {"transformers", s.training.transformers == 0
                                                  ? std::string("current")
                                                  : std::to_string(4 + s.training.transformers / 100) + "." +

@@ -30,7 +30,7 @@ std::string RecomputeText(const TrainingSpec& t) {
 
 // What the training stack does to the step (model/stack.h), and how much of
 // each sequence is padding.
-const char* LossName(Loss loss) {
+std::string LossName(Loss loss) {
   switch (loss) {
     case Loss::kVocabParallel: return "vocab-parallel loss";
     case Loss::kVocabParallelFused: return "fused vocab-parallel loss";
@@ -40,6 +40,9 @@ const char* LossName(Loss loss) {
     case Loss::kFp32InModel: return "fp32 logits and their shifted copy in the loss";
     case Loss::kFp32Model: return "fp32 logits from the model";
     case Loss::kFp32ModelCompiled: return "fp32 logits from the model into a compiled loss";
+    case Loss::kFp32ModelChunked:
+      return fmt::format("16-bit logits in {} chunks, each upcast to fp32 for the loss", kLossChunks);
+    case Loss::kChunkedCompiled: return fmt::format("16-bit logits in {} chunks into a compiled loss", kLossChunks);
     case Loss::kChunked: return "chunked loss";
   }
   return "";
@@ -254,8 +257,8 @@ void MemoryTable(std::string& o, const MemoryBreakdown& m, const std::vector<Fit
   row("DDP gradient buckets", m.ddp_buckets);
   row("Adam step (foreach)", m.optimizer_step);
   if (m.phases_apart.value() >= 0.05 * kGiB)
-    o += fmt::format("  {:<22}{:>12}  gradients are freed after each step: the forward's tensors and the step's never "
-                     "coexist\n",
+    o += fmt::format("  {:<22}{:>12}  gradients are freed after each step: the peak is the largest of the "
+                     "forward's end, the backward's end and the step\n",
                      "(phases apart)", "-" + Gib(m.phases_apart));
   row("CUDA context", m.cuda_context);
   row("NCCL buffers", m.nccl_buffers);

@@ -123,4 +123,10 @@ const NameTable<Padding>& NamesOf(Padding) {
   return t;
 }
 
+const NameTable<LossChoice>& NamesOf(LossChoice) {
+  static const NameTable<LossChoice> t = {{LossChoice::kCrossEntropy, "cross_entropy"},
+                                          {LossChoice::kChunked, "chunked"}};
+  return t;
+}
+
 }  // namespace pf

@@ -48,6 +48,12 @@ enum class QloraUpcast { kAll, kNorms, kNone };
 // DataCollatorWithPadding and DataCollatorForSeq2Seq, LLaMA-Factory, TRL
 // without packing, torchtune's padded_collate_sft).
 enum class Padding { kMaxLength, kLongest };
+// The cross-entropy torchtune's recipe runs (its `loss` component): torch's
+// over the whole fp32 logits (torch.nn.CrossEntropyLoss), or
+// CEWithChunkedOutputLoss, which has the model return its logits in 8
+// chunks of the sequence and upcasts and reduces one chunk at a time
+// (torchtune/modules/loss/ce_chunked_output_loss.py @ 1814feb1).
+enum class LossChoice { kCrossEntropy, kChunked };
 
 // The linear layers of a block LoRA can adapt (gate exists in SwiGLU MLPs).
 enum class LoraTarget { kQ, kK, kV, kO, kGate, kUp, kDown };
@@ -132,6 +138,8 @@ struct TrainingSpec {
   // partitioner saves what the fused layers save, recomputing the cheap
   // ops in the backward.
   bool compile = false;
+  // torchtune's loss component (LossChoice); other stacks run their own.
+  LossChoice loss = LossChoice::kCrossEntropy;
   // LoRA's dropout on each adapted layer's input (PEFT's lora_dropout;
   // 0 makes it an Identity).
   double lora_dropout = 0;

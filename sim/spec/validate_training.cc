@@ -184,6 +184,12 @@ std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
     return SpecError{"training.compile", std::string("true with stack \"") + ToString(t.stack) +
                                              "\"; accepted: stack torchtune (its per-layer compile: "
                                              "training.compile_model and compile_loss)"};
+  // torchtune's loss component; the other stacks' losses are theirs
+  // (model/stack.h LossOf).
+  if (t.loss == LossChoice::kChunked && !torchtune)
+    return SpecError{"training.loss", std::string("\"chunked\" with stack \"") + ToString(t.stack) +
+                                          "\", which runs its own loss; accepted: stack torchtune "
+                                          "(CEWithChunkedOutputLoss), or cross_entropy"};
   if (t.lora_dropout > 0 && t.method == Method::kFull)
     return SpecError{"training.lora_dropout", "given, but training.method is full (no adapters)"};
   if (t.recompute == Recompute::kSelectiveOp && t.stack != Stack::kFsdp)

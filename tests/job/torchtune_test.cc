@@ -87,6 +87,45 @@ TEST(Torchtune, CompileFusesItsLayers) {
             std::string::npos);
 }
 
+// training.loss: chunked (CEWithChunkedOutputLoss, 8 chunks): eager, each
+// chunk's fp32 log-softmax kept and one chunk's fp32 gradients and 16-bit
+// one at the backward's start (4 + 10/8 B a logit); compiled, the 16-bit
+// chunks and one chunk's 16-bit gradient (2 + 2/8), read once forward,
+// read and written backward.
+TEST(Torchtune, ChunkedLossHoldsOneChunkUpcast) {
+  Scenario s = LoadScenario(ScenarioPath("tt_llama32_3b_full_packed_chunked"));
+  EXPECT_EQ(LossOf(s.training), Loss::kChunkedCompiled);
+  EXPECT_DOUBLE_EQ(LogitsBytesPerElement(LossOf(s.training), 2), 2.25);
+  EXPECT_DOUBLE_EQ(LossTrafficPerLogit(LossOf(s.training), 2, Pass::kForward), 2);
+  EXPECT_DOUBLE_EQ(LossTrafficPerLogit(LossOf(s.training), 2, Pass::kBackward), 4);
+  s.training.compile = false;
+  EXPECT_EQ(LossOf(s.training), Loss::kFp32ModelChunked);
+  EXPECT_DOUBLE_EQ(LogitsBytesPerElement(LossOf(s.training), 2), 5.25);
+  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.loss=chunked"})
+                .find("training.loss: \"chunked\" with stack \"hf\", which runs its own loss; accepted: stack "
+                      "torchtune (CEWithChunkedOutputLoss), or cross_entropy"),
+            std::string::npos);
+}
+
+// With the gradients set to None after each step, the backward's end
+// holds every gradient with the first layer's checkpoint and the layer
+// recomputed from it: under checkpointing and a chunked loss that phase is
+// the peak (torchtune's ladder, 24.9 GiB). And torchtune's step reads and
+// writes each gradient once more to scale it by 1/tokens: 14 + 2 x 2 B a
+// parameter under pure bf16.
+TEST(Torchtune, BackwardEndIsThePeakUnderCheckpointing) {
+  const Scenario s = LoadScenario(ScenarioPath("tt_llama32_3b_full_packed_ac"));
+  const MemoryBreakdown m = EstimateMemory(s);
+  TrainingSpec whole = s.training;
+  whole.recompute = Recompute::kNone;
+  const double layer = LayerActivationBytes(s.model, whole, 1, false);
+  const double checkpoint = m.activations.value() / s.model.layers;
+  EXPECT_NEAR(LiveTensors(m).value(),
+              (m.weights + m.optimizer + m.gradients).value() + layer + checkpoint, 1e3);
+  EXPECT_GT(m.gradients.value() + layer + checkpoint, (m.activations + m.logits).value());
+  EXPECT_DOUBLE_EQ(StepBytesPerParam(s.training), 18);
+}
+
 // What torchtune cannot run, each with its key: a name close to it, tensor
 // parallelism (its recipes split no layers), data parallelism without
 // FSDP2's sharding, training.compile's values.
@@ -106,6 +145,8 @@ TEST(Torchtune, RefusesWhatItsRecipesDoNotRun) {
       {"tt_llama32_3b_full_packed", {"training.compile=sometimes"},
        "training.compile: \"sometimes\" is not a boolean (accepted: true, false)"},
       {"tt_llama32_3b_full_packed", {"training.pure_bf16=true", "training.precision=fp16"}, "training.pure_bf16"},
+      {"tt_llama32_3b_full_packed", {"training.loss=chunky"},
+       "training.loss: \"chunky\" is not accepted (did you mean 'chunked'?)"},
   };
   for (const Case& c : cases) EXPECT_NE(LoadError(c.scenario, c.sets).find(c.message), std::string::npos) << c.sets[0];
 }
