@@ -237,6 +237,12 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
     // parameter with the weights and gradients).
     r.optimizer = Bytes(sharded(t.pure_bf16 ? 4 : OptimizerBytes(t.precision), p.zero >= 1));
     r.optimizer_step = Bytes(sharded(ForeachAdamTemp(sc), p.zero >= 1));
+    // Stepped in the backward, each gradient lives from its accumulation
+    // to its step: one weight matrix at a time, the largest the
+    // vocabulary's, whose gradient a tied embedding holds from the LM
+    // head's backward to the embedding's (autograd sums the two uses
+    // before the hook fires).
+    if (t.optimizer_in_backward) r.gradients = Bytes(double(m.vocab) * m.hidden / p.tp * GradientBytes(t));
     if (p.offload != Offload::kNone) {
       // ZeRO-Offload (Ren et al. 2021, Sec. 4): gradients go to host memory
       // bucket by bucket and the optimizer states live there; the GPU keeps
@@ -389,7 +395,7 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
   // forward holds little (torchtune's ladder, "+ Activation
   // Checkpointing": 24.9 GiB, of which 24.0 the weights, gradients and
   // moments).
-  if (GradientsFreedAfterStep(sc)) {
+  if (GradientsFreedAfterStep(sc) && !t.optimizer_in_backward) {
     const Bytes forward = r.activations + r.logits + r.zero_buffers;
     const Bytes accumulated = t.micro_batches_per_step(p.dp) > 1 ? r.gradients : Bytes(0);
     const Bytes step = r.gradients + r.optimizer_step;

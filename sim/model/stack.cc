@@ -172,7 +172,7 @@ double StepBytesPerParam(const TrainingSpec& t) {
   const StackTraits& st = TraitsOf(t.stack);
   const double g = GradientBytes(t);
   return AdamBytesPerParam(st.optimizer, g, t.pure_bf16 && t.method == Method::kFull) +
-         (st.scales_gradients ? 2 * g : 0);
+         (st.scales_gradients && !t.optimizer_in_backward ? 2 * g : 0);
 }
 
 bool ReducesAfterFlush(const Scenario& s) {

@@ -167,7 +167,8 @@ double AdamBytesPerParam(OptimizerImpl impl, double grad_bytes, bool pure_bf16 =
 // The job's step, per trainable parameter: its stack's Adam over its
 // gradients (pure bf16 under full training) and, where the stack scales
 // the gradients first (StackTraits::scales_gradients), that pass's read
-// and write of each gradient.
+// and write of each gradient (not with the step in the backward, whose
+// recipe skips it).
 double StepBytesPerParam(const TrainingSpec& t);
 
 // Linear layers (each its own ZeRO-3 fetch under DeepSpeed) in one block.

@@ -70,6 +70,7 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                             {"lora_dropout", s.training.lora_dropout},
                             {"compile", s.training.compile},
                             {"loss", ToString(s.training.loss)},
+                            {"optimizer_in_backward", s.training.optimizer_in_backward},
                             {"transformers", s.training.transformers == 0
                                                  ? std::string("current")
                                                  : std::to_string(4 + s.training.transformers / 100) + "." +

@@ -62,6 +62,8 @@ std::string StackLine(const Scenario& s) {
                               LossName(LossOf(t)),
                               t.method == Method::kFull ? ""
                               : st.adapters == Adapters::kFused ? ", fused LoRA adapters" : ", PEFT LoRA modules");
+  if (t.optimizer_in_backward)
+    o += "; the optimizer stepped in the backward, each gradient freed once stepped (one weight matrix's at a time)";
   if (PadsToLongest(t)) {
     const TrainingSpec& padded = PaddedView(s).training;
     o += fmt::format("; each micro-batch padded to its longest sample, {} tokens expected of {} ({} useful, {:.0f}%; "

@@ -140,6 +140,13 @@ struct TrainingSpec {
   bool compile = false;
   // torchtune's loss component (LossChoice); other stacks run their own.
   LossChoice loss = LossChoice::kCrossEntropy;
+  // torchtune's optimizer_in_bwd: an optimizer per parameter, stepped by a
+  // post-accumulate-grad hook as soon as the backward has produced that
+  // parameter's gradient, which is then set to None
+  // (training.register_optim_in_bwd_hooks; recipes/
+  // full_finetune_single_device.py @ 1814feb1, which then skips its own
+  // scale_grads and step). No gradient accumulation.
+  bool optimizer_in_backward = false;
   // LoRA's dropout on each adapted layer's input (PEFT's lora_dropout;
   // 0 makes it an Identity).
   double lora_dropout = 0;

@@ -190,6 +190,26 @@ std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
     return SpecError{"training.loss", std::string("\"chunked\" with stack \"") + ToString(t.stack) +
                                           "\", which runs its own loss; accepted: stack torchtune "
                                           "(CEWithChunkedOutputLoss), or cross_entropy"};
+  // torchtune's optimizer_in_bwd: its full fine-tuning recipes only (the
+  // LoRA recipes have no such key), which refuse gradient accumulation;
+  // modelled on one device, where the steps in the backward take the GPU
+  // time the step after it would.
+  if (t.optimizer_in_backward) {
+    const int accumulated = t.micro_batches_per_step(p.dp);
+    if (!torchtune || t.method != Method::kFull || p.dp > 1 || accumulated > 1)
+      return SpecError{"training.optimizer_in_backward",
+                       !torchtune ? std::string("true with stack \"") + ToString(t.stack) +
+                                        "\"; accepted: stack torchtune (its optimizer_in_bwd)"
+                       : t.method != Method::kFull
+                           ? std::string("true with method \"") + ToString(t.method) +
+                                 "\"; accepted: method full (torchtune's LoRA recipes step after the backward)"
+                       : p.dp > 1 ? "true on " + Str(p.dp) +
+                                        " data-parallel ranks; accepted: dp 1 (modelled for the single-device recipe)"
+                                  : "true with " + Str(accumulated) +
+                                        " micro-batches a step, which torchtune refuses (\"Please set "
+                                        "gradient_accumulation_steps=1, or optimizer_in_bwd=False\"); accepted: "
+                                        "global_batch = micro_batch x dp"};
+  }
   if (t.lora_dropout > 0 && t.method == Method::kFull)
     return SpecError{"training.lora_dropout", "given, but training.method is full (no adapters)"};
   if (t.recompute == Recompute::kSelectiveOp && t.stack != Stack::kFsdp)

@@ -126,6 +126,37 @@ TEST(Torchtune, BackwardEndIsThePeakUnderCheckpointing) {
   EXPECT_DOUBLE_EQ(StepBytesPerParam(s.training), 18);
 }
 
+// optimizer_in_bwd: each gradient stepped and freed as the backward
+// produces it, so at most one weight matrix's gradient lives, the tied
+// embedding's (128,256 x 3,072 in bf16) from the LM head's backward to
+// the embedding's, beside everything else; and the recipe's own
+// scale_grads and step are skipped (14 B a parameter).
+TEST(Torchtune, OptimizerInBackwardKeepsOneGradient) {
+  const Scenario s = LoadScenario(ScenarioPath("tt_llama32_3b_full_packed_optim_bwd"));
+  const MemoryBreakdown m = EstimateMemory(s);
+  EXPECT_DOUBLE_EQ(m.gradients.value(), 128256.0 * 3072 * 2);
+  EXPECT_DOUBLE_EQ(m.phases_apart.value(), 0);
+  EXPECT_DOUBLE_EQ(LiveTensors(m).value(), (m.weights + m.gradients + m.optimizer + m.activations + m.logits).value());
+  EXPECT_DOUBLE_EQ(StepBytesPerParam(s.training), 14);
+  struct Case {
+    std::vector<std::string> sets;
+    const char* message;
+  };
+  const Case cases[] = {
+      {{"training.method=lora"}, "true with method \"lora\"; accepted: method full"},
+      {{"training.global_batch=4"}, "true with 2 micro-batches a step, which torchtune refuses"},
+      {{"cluster.gpus_per_node=2", "parallel.dp=2", "parallel.zero=3", "training.global_batch=4"},
+       "true on 2 data-parallel ranks; accepted: dp 1"},
+      {{"training.optimizer_in_backward=yes please"}, "is not a boolean (accepted: true, false)"},
+  };
+  for (const Case& c : cases)
+    EXPECT_NE(LoadError("tt_llama32_3b_full_packed_optim_bwd", c.sets).find(c.message), std::string::npos)
+        << c.sets[0];
+  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.optimizer_in_backward=true"})
+                .find("training.optimizer_in_backward: true with stack \"hf\"; accepted: stack torchtune"),
+            std::string::npos);
+}
+
 // What torchtune cannot run, each with its key: a name close to it, tensor
 // parallelism (its recipes split no layers), data parallelism without
 // FSDP2's sharding, training.compile's values.
