@@ -69,6 +69,9 @@ HostMemory EstimateHostMemory(const Scenario& s) {
                              (p.offload_params && p.offload == Offload::kCpu ? kOffloadParamBytes : 0);
     h.offload = Bytes(shard * per_param * gpus);
   }
+  // torchtune's offloaded checkpoints: every layer's, in pinned memory.
+  if (s.training.offload_activations)
+    h.activations = Bytes(OffloadedActivationBytes(s) * gpus);
   if (s.checkpoint.enabled && s.checkpoint.async) {
     const CheckpointSize c = SizeOfCheckpoint(s);
     double most = 0;
@@ -79,7 +82,7 @@ HostMemory EstimateHostMemory(const Scenario& s) {
     }
     h.checkpoint = Bytes(most);
   }
-  h.total = h.processes + h.workers + h.batches + h.offload + h.checkpoint;
+  h.total = h.processes + h.workers + h.batches + h.offload + h.activations + h.checkpoint;
   h.capacity = s.cluster.node.cpu_memory;
   h.fits = h.capacity.value() <= 0 || h.total <= h.capacity;
   h.page_cache = Bytes(std::max(0.0, h.capacity.value() - h.total.value()));

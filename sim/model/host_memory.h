@@ -19,6 +19,7 @@ struct HostMemory {
   Bytes workers;     // dataloader worker processes
   Bytes batches;     // prefetched batches (shared memory, and their pinned copies)
   Bytes offload;     // optimizer states, gradients (and parameters) offloaded to host memory
+  Bytes activations; // activations offloaded to pinned host memory (training.offload_activations)
   Bytes checkpoint;  // an async checkpoint's copy of the node's shards
   Bytes total;
   Bytes capacity;    // the node's cpu_memory (0: not stated; then it always fits)

@@ -295,6 +295,9 @@ StageActivations ActivationMemory(const Scenario& sc, int stage) {
                                     : 0;
   StageActivations act;
   act.held = per_layer * chunk_layers * in_flight;
+  // Offloaded, the GPU keeps the forward's stash (kOffloadStash); the
+  // backward brings a layer back ahead of the one it computes, within it.
+  if (t.offload_activations) act.held = std::min(act.held, per_layer * kOffloadStash);
   if (t.recompute == Recompute::kFull || t.recompute == Recompute::kSelectiveOp) {
     TrainingSpec no_recompute = t;
     no_recompute.recompute = Recompute::kNone;
@@ -409,6 +412,16 @@ MemoryBreakdown StageMemory(const Scenario& sc, int stage) {
 }
 
 }  // namespace
+
+double OffloadedActivationBytes(const Scenario& s) {
+  if (!s.training.offload_activations) return 0;
+  const ParallelSpec& p = s.parallel;
+  double most = 0;
+  for (int stage = 0; stage < p.pp; ++stage)
+    most = std::max(most, LayersOfStage(s.model, p, stage) *
+                              LayerActivationBytes(s.model, s.training, p.tp, p.sp, p.etp()));
+  return most;
+}
 
 double LayerWeightBytes(Method m, Precision p) { return m == Method::kQlora ? kNf4Bytes : ElementBytes(p); }
 

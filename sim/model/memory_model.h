@@ -87,6 +87,15 @@ inline bool FitsWithHeadroom(const MemoryBreakdown& m) {
 // routed tokens as its experts are split (expert_tp; 0: tp).
 double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, bool sp, int expert_tp = 0);
 
+// torchtune's OffloadActivations keeps on the GPU the forward's stash of
+// the last max_fwd_stash_size = 5 saved tensors, freed once their copy to
+// the host is done (torchtune/training/_activation_offloading.py @
+// 1814feb1); under checkpointing, 5 layers' checkpoints.
+inline constexpr int kOffloadStash = 5;
+// The checkpoints one GPU offloads to host memory for one micro-batch's
+// backward (training.offload_activations): every layer's of its stage.
+double OffloadedActivationBytes(const Scenario& s);
+
 // Bytes per parameter of the (frozen or trained) transformer-layer weights:
 // 2 (bf16/fp16/fp8), 4 (tf32/fp32), or 4.127 bits for QLoRA's NF4 base.
 double LayerWeightBytes(Method m, Precision p);

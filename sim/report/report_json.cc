@@ -71,6 +71,7 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                             {"compile", s.training.compile},
                             {"loss", ToString(s.training.loss)},
                             {"optimizer_in_backward", s.training.optimizer_in_backward},
+                            {"offload_activations", s.training.offload_activations},
                             {"transformers", s.training.transformers == 0
                                                  ? std::string("current")
                                                  : std::to_string(4 + s.training.transformers / 100) + "." +
@@ -103,7 +104,8 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
   j["host_memory"] = {{"per_node_bytes", h.total.value()},      {"capacity_bytes", h.capacity.value()},
                       {"fits", h.fits},                         {"processes_bytes", h.processes.value()},
                       {"workers_bytes", h.workers.value()},     {"batches_bytes", h.batches.value()},
-                      {"offload_bytes", h.offload.value()},     {"checkpoint_bytes", h.checkpoint.value()},
+                      {"offload_bytes", h.offload.value()},
+                      {"offloaded_activations_bytes", h.activations.value()},     {"checkpoint_bytes", h.checkpoint.value()},
                       {"page_cache_bytes", h.page_cache.value()}, {"suggestions", host_fixes}};
   json sug = json::array();
   for (const auto& x : r.suggestions)

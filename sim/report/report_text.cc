@@ -4,6 +4,7 @@
 
 #include "sim/model/kbit_upcast.h"
 #include "sim/model/known_gaps.h"
+#include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
 #include "sim/model/padding.h"
 #include "sim/model/stack.h"
@@ -64,6 +65,10 @@ std::string StackLine(const Scenario& s) {
                               : st.adapters == Adapters::kFused ? ", fused LoRA adapters" : ", PEFT LoRA modules");
   if (t.optimizer_in_backward)
     o += "; the optimizer stepped in the backward, each gradient freed once stepped (one weight matrix's at a time)";
+  if (t.offload_activations)
+    o += fmt::format("; activation checkpoints offloaded to pinned host memory ({:.1f} GiB a micro-batch, copied "
+                     "over PCIe beside the forward and back beside the backward; the last {} stay on the GPU)",
+                     OffloadedActivationBytes(s) / kGiB, kOffloadStash);
   if (PadsToLongest(t)) {
     const TrainingSpec& padded = PaddedView(s).training;
     o += fmt::format("; each micro-batch padded to its longest sample, {} tokens expected of {} ({} useful, {:.0f}%; "
@@ -349,6 +354,7 @@ void HostMemoryTable(std::string& o, const Result& r) {
   row("dataloader workers", h.workers);
   row("prefetched batches", h.batches);
   row("offloaded states", h.offload);
+  row("offloaded activations", h.activations);
   row("async checkpoint copy", h.checkpoint);
   const DataSpec& d = r.scenario.data;
   if (d.enabled && d.size.value() > 0)

@@ -147,6 +147,14 @@ struct TrainingSpec {
   // full_finetune_single_device.py @ 1814feb1, which then skips its own
   // scale_grads and step). No gradient accumulation.
   bool optimizer_in_backward = false;
+  // torchtune's enable_activation_offloading (training.OffloadActivations,
+  // torchtune/training/_activation_offloading.py @ 1814feb1): every saved
+  // tensor of the model's forward of 1 KB or more copied to pinned host
+  // memory on a side stream as the forward saves it and brought back,
+  // a layer ahead, for the backward; the recipe requires activation
+  // checkpointing, so what travels is the layers' checkpoints. The GPU
+  // keeps the forward's stash of the last kOffloadStash tensors.
+  bool offload_activations = false;
   // LoRA's dropout on each adapted layer's input (PEFT's lora_dropout;
   // 0 makes it an Identity).
   double lora_dropout = 0;

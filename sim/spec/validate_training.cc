@@ -210,6 +210,15 @@ std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
                                         "gradient_accumulation_steps=1, or optimizer_in_bwd=False\"); accepted: "
                                         "global_batch = micro_batch x dp"};
   }
+  // torchtune's activation offloading, which its recipes allow only with
+  // activation checkpointing ("enable_activation_offloading should only
+  // be True when enable_activation_checkpointing is True").
+  if (t.offload_activations && (!torchtune || t.recompute != Recompute::kFull))
+    return SpecError{"training.offload_activations",
+                     !torchtune ? std::string("true with stack \"") + ToString(t.stack) +
+                                      "\"; accepted: stack torchtune (its enable_activation_offloading)"
+                                : std::string("true with recompute \"") + ToString(t.recompute) +
+                                      "\", which torchtune refuses; accepted: recompute full"};
   if (t.lora_dropout > 0 && t.method == Method::kFull)
     return SpecError{"training.lora_dropout", "given, but training.method is full (no adapters)"};
   if (t.recompute == Recompute::kSelectiveOp && t.stack != Stack::kFsdp)

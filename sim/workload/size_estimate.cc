@@ -84,7 +84,10 @@ SimulationSize EstimateSimulationSize(const Scenario& job) {
   // Past each pass's first, each with an exchange and its share of the
   // pass's TP collectives (stage_emitter.cc Collectives).
   const double more_pieces = 2 * M * V * (pieces - 1);
-  const double per_worker = (segments + more_pieces) * (1 + tp_tasks) + optimizer + ep_joins;
+  // torchtune's activation offloading: a copy and a join per pass
+  // (stage_emitter.cc Offload).
+  const double offload = s.training.offload_activations ? 2 * 2 * M * V : 0;
+  const double per_worker = (segments + more_pieces) * (1 + tp_tasks) + optimizer + ep_joins + offload;
   // ZeRO-3: three per layer and micro-batch in each shard group (HSDP:
   // dp / hsdp of them), and HSDP's all-reduce across the groups per layer
   // and shard rank (data_parallel.cc EmitZero3).

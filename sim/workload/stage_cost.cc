@@ -140,6 +140,7 @@ StageCost CostOfStage(const Scenario& s, int vstage) {
     c.bwd = c.bwd + Measure(HeadOps(m, t, p.tp, Pass::kBackward, frozen), s, Pass::kBackward);
   }
   c.layer_weights = CountParams(m).per_layer / p.tp;
+  if (t.offload_activations) c.offload_bytes = Bytes(c.layers * LayerActivationBytes(m, t, p.tp, p.sp, p.etp()));
   c.params = frozen ? t.lora_rank * AdapterWidthPerLayer(m, t) * c.layers / p.tp : held.total();
   if (!frozen && p.ep > 1) c.expert_params = held.experts;
   // DeepSpeed's BF16_Optimizer under a pipeline (stack.h): after each

@@ -25,6 +25,9 @@ struct StageCost {
   // recompute) over the EP group, each of ep_bytes per GPU.
   int ep_fwd = 0, ep_bwd = 0;
   Bytes ep_bytes;
+  // torchtune's activation offloading: the checkpoints one micro-batch's
+  // forward copies to the host and its backward brings back.
+  Bytes offload_bytes;
   double params = 0;           // trainable parameters per TP rank
   double expert_params = 0;    // of which routed experts reduced over the expert-DP ranks (ep > 1)
   double layer_weights = 0;    // one layer's parameters per TP rank

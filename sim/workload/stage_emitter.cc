@@ -89,6 +89,7 @@ class Worker {
     const Counts all{op.forward ? c.tp_fwd : c.tp_bwd, op.forward ? c.cp_fwd : c.cp_bwd,
                      op.forward ? c.ep_fwd : c.ep_bwd};
     int unit = 0;  // pieces of this op so far
+    const int start = last_;
     for (int j = 0; j < segs; ++j) {
       const Counts segment = all.Share(segs, j);
       const int pieces = p_.ep_overlap && segment.ep > 2 ? (segment.ep + 1) / 2 : 1;
@@ -104,7 +105,22 @@ class Worker {
       }
       dp_.AfterSegment(last_, d_, op.forward, k, mb, j);
     }
+    if (c.offload_bytes.value() > 0) Offload(op.forward, c.offload_bytes, start);
     (op.forward ? links_.fwd_out : links_.bwd_out)[vs][d_][mb] = last_;
+  }
+
+  // torchtune's activation offloading: the forward's checkpoints copied to
+  // the host on a side stream as the forward saves them, and brought back
+  // for the backward a layer ahead of it, over the GPU's PCIe link beside
+  // the pass's compute; the pass ends when both have.
+  void Offload(bool forward, Bytes bytes, int start) {
+    const int copy = g_.Io(forward ? "activations_to_host" : "activations_from_host", gpu_,
+                           forward ? preflight::Io::DEVICE_TO_HOST : preflight::Io::HOST_TO_DEVICE, bytes);
+    g_.Dep(copy, start);
+    const int join = g_.Compute(gpu_, "offload_join", Work{});
+    g_.Dep(join, last_);
+    g_.Dep(join, copy);
+    last_ = join;
   }
 
   // The collectives after compute `task` (whose predecessor was `before`):

@@ -9,11 +9,13 @@
 #include <gtest/gtest.h>
 
 #include "sim/base/error.h"
+#include "sim/model/host_memory.h"
 #include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
 #include "sim/model/stack.h"
 #include "sim/model/stack_kernels.h"
 #include "sim/scenario/scenario_loader.h"
+#include "sim/workload/workload_builder.h"
 #include "tests/job/stack_test_util.h"
 #include "tests/test_util.h"
 
@@ -154,6 +156,36 @@ TEST(Torchtune, OptimizerInBackwardKeepsOneGradient) {
         << c.sets[0];
   EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.optimizer_in_backward=true"})
                 .find("training.optimizer_in_backward: true with stack \"hf\"; accepted: stack torchtune"),
+            std::string::npos);
+}
+
+// enable_activation_offloading under checkpointing: every layer's
+// checkpoint (8,192 x 3,072 in bf16) in pinned host memory, the last five
+// (the forward's stash) on the GPU; one copy out beside each forward and
+// one back beside each backward, of all 28 checkpoints, each joined
+// before the pass counts as done.
+TEST(Torchtune, OffloadedCheckpointsLiveOnTheHost) {
+  const Scenario s = LoadScenario(ScenarioPath("tt_llama32_3b_full_packed_offload"));
+  const double checkpoint = 8192.0 * 3072 * 2;
+  EXPECT_DOUBLE_EQ(LayerActivationBytes(s.model, s.training, 1, false), checkpoint);
+  EXPECT_DOUBLE_EQ(EstimateMemory(s).activations.value(), kOffloadStash * checkpoint);
+  EXPECT_DOUBLE_EQ(EstimateHostMemory(s).activations.value(), 28 * checkpoint);
+  const preflight::Workload w = BuildWorkload(s);
+  int out = 0, back = 0;
+  for (const preflight::Task& t : w.tasks()) {
+    if (t.name() != "activations_to_host" && t.name() != "activations_from_host") continue;
+    ASSERT_TRUE(t.has_io());
+    EXPECT_DOUBLE_EQ(t.io().size_bytes(), 28 * checkpoint);
+    (t.io().direction() == preflight::Io::DEVICE_TO_HOST ? out : back) += 1;
+  }
+  EXPECT_EQ(out, 1);
+  EXPECT_EQ(back, 1);
+  EXPECT_NE(LoadError("tt_llama32_3b_full_packed_offload", {"training.recompute=none"})
+                .find("training.offload_activations: true with recompute \"none\", which torchtune refuses; "
+                      "accepted: recompute full"),
+            std::string::npos);
+  EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.offload_activations=true"})
+                .find("training.offload_activations: true with stack \"hf\"; accepted: stack torchtune"),
             std::string::npos);
 }
 
