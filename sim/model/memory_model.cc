@@ -264,6 +264,15 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
   r.gradients = Bytes(adapters * GradientBytes(t));
   r.optimizer = Bytes(adapters * OptimizerBytes(t.precision) / (p.zero >= 1 ? dp : 1));
   r.optimizer_step = Bytes(adapters * ForeachAdamTemp(sc) / (p.zero >= 1 ? dp : 1));
+  // torchtune's LoRALinear holds its adapters in the model's dtype (the
+  // recipe's `dtype: bf16`, torchtune/modules/peft/lora.py @ 1814feb1), so
+  // in pure bf16 their gradients and Adam's two moments are 16-bit too: 8
+  // B a parameter with the weight. (PEFT's fp32 adapters under pure bf16,
+  // 4 + 4 + 8, are the 2 + 2 + 12 counted above.)
+  if (t.stack == Stack::kTorchtune && t.pure_bf16) {
+    r.gradients = Bytes(adapters * e);
+    r.optimizer = Bytes(adapters * 2 * e / (p.zero >= 1 ? dp : 1));
+  }
   if (p.offload != Offload::kNone) r.optimizer = r.optimizer_step = Bytes(0);  // the adapters' states in host memory
 }
 

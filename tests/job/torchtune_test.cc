@@ -189,6 +189,19 @@ TEST(Torchtune, OffloadedCheckpointsLiveOnTheHost) {
             std::string::npos);
 }
 
+// torchtune's LoRALinear keeps its adapters in the model's bf16: rank 64
+// on q, v, o and the MLP of Llama-3.2-3B is 64 x (6144 + 4096 + 6144 +
+// 3 x 11264) = 3,211,264 parameters a layer, with 2 B of gradient and 4 B
+// of Adam moments each (PEFT's fp32 adapters would take 4 + 8).
+TEST(Torchtune, AdaptersAreSixteenBit) {
+  const Scenario s = LoadScenario(ScenarioPath("tt_llama32_3b_lora_packed"));
+  const double adapters = 64.0 * (6144 + 4096 + 6144 + 3 * 11264) * 28;
+  const MemoryBreakdown m = EstimateMemory(s);
+  EXPECT_DOUBLE_EQ(m.gradients.value(), adapters * 2);
+  EXPECT_DOUBLE_EQ(m.optimizer.value(), adapters * 4);
+  EXPECT_DOUBLE_EQ(StepBytesPerParam(s.training), 14 + 4);
+}
+
 // What torchtune cannot run, each with its key: a name close to it, tensor
 // parallelism (its recipes split no layers), data parallelism without
 // FSDP2's sharding, training.compile's values.
