@@ -221,6 +221,14 @@ std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
                                       "\", which torchtune refuses; accepted: recompute full"};
   if (t.lora_dropout > 0 && t.method == Method::kFull)
     return SpecError{"training.lora_dropout", "given, but training.method is full (no adapters)"};
+  // The Trainer's gradient_checkpointing (and LLaMA-Factory's and
+  // Unsloth's on it) and torchtune's activation checkpointing recompute
+  // whole layers; none offers Megatron's attention-core recompute.
+  if (t.recompute == Recompute::kSelective && (OnHfTrainer(t.stack) || t.stack == Stack::kTorchtune))
+    return SpecError{"training.recompute", "\"selective\" with stack \"" + std::string(ToString(t.stack)) +
+                                               "\", whose activation checkpointing recomputes whole layers; "
+                                               "accepted here: none, full, or stack megatron, nemo, deepspeed "
+                                               "or fsdp"};
   if (t.recompute == Recompute::kSelectiveOp && t.stack != Stack::kFsdp)
     return SpecError{"training.recompute", "\"selective_op\" (torchtitan's op-level selective checkpointing) with stack \"" +
                                                std::string(ToString(t.stack)) +

@@ -221,6 +221,10 @@ TEST(Torchtune, RefusesWhatItsRecipesDoNotRun) {
       {"tt_llama32_3b_full_packed", {"training.compile=sometimes"},
        "training.compile: \"sometimes\" is not a boolean (accepted: true, false)"},
       {"tt_llama32_3b_full_packed", {"training.pure_bf16=true", "training.precision=fp16"}, "training.pure_bf16"},
+      {"tt_llama32_3b_full_packed", {"training.recompute=selective"},
+       "training.recompute: \"selective\" with stack \"torchtune\", whose activation checkpointing recomputes "
+       "whole layers; accepted here: none, full, or stack megatron, nemo, deepspeed or fsdp"},
+      {"qwen_7b_lora_2048", {"training.recompute=selective"}, "\"selective\" with stack \"hf\""},
       {"tt_llama32_3b_full_packed", {"training.loss=chunky"},
        "training.loss: \"chunky\" is not accepted (did you mean 'chunked'?)"},
   };
