@@ -79,27 +79,34 @@ Plan MakePlan(const PlanOptions& o) {
   std::optional<Candidate> cheapest;  // of every candidate that fits, deadline or not
   std::vector<std::string> skipped;   // node types the scenario does not load with, and why
   const auto t0 = Clock::now();
-  // A scenario that takes fewer GPUs of its box is planned on whole boxes.
+  // A scenario that takes fewer GPUs of its box is planned on whole boxes
+  // and, on one node, on the shares of a box clouds rent (1, 2, 4 GPUs of
+  // it: cloud.google.com's a2-highgpu-1g/2g/4g, AutoDL's per-GPU rental),
+  // priced per GPU.
   const bool part_of_box =
       scenario.cluster.node.gpus_per_node < LoadNode(scenario.cluster.node.name, "--gpus").gpus_per_node;
   for (const std::string& node : nodes) {
+    const int per_node = LoadNode(node, "--gpus").gpus_per_node;
+    std::vector<int> shares;
+    if (part_of_box)
+      for (int g = 1; g < per_node; g *= 2)
+        if (per_node % g == 0) shares.push_back(g);
+    shares.push_back(per_node);
+    for (const int share : shares) {
     // The node, with a plain layout that validates on one node (the
     // candidates set their own). The scenario's ZeRO stage is kept where a
     // switch needs it (Megatron's distributed optimizer is stage 1, the
     // overlapped parameter gather stage 1 or 2); the candidates drop the
     // switches their own stage does not take (DropSwitchesOfOtherLayouts).
     std::vector<std::string> sets = o.sets;
-    const int per_node = LoadNode(node, "--gpus").gpus_per_node;
     const ParallelSpec& own = scenario.parallel;
     const int zero = own.distributed_optimizer || own.param_gather_overlap
                          ? own.zero
-                         : (MinDataParallelZero(scenario.training.stack) > 0 ? 3 : 0);
-    // Whole nodes, as they are priced: a scenario that takes fewer GPUs of
-    // its own box (cluster.gpus_per_node) plans the boxes whole.
+                         : (MinDataParallelZero(scenario.training.stack) > 0 && share > 1 ? 3 : 0);
     for (std::string x : {"cluster.node=" + node, std::string("cluster.nodes=1"),
-                          "cluster.gpus_per_node=" + std::to_string(per_node), std::string("parallel.tp=1"),
+                          "cluster.gpus_per_node=" + std::to_string(share), std::string("parallel.tp=1"),
                           std::string("parallel.pp=1"), std::string("parallel.vp=1"),
-                          "parallel.zero=" + std::to_string(zero), "parallel.dp=" + std::to_string(per_node),
+                          "parallel.zero=" + std::to_string(zero), "parallel.dp=" + std::to_string(share),
                           std::string("training.micro_batch=1")})
       sets.push_back(x);
     // A mixture of experts' EP group may outgrow one node: the base has
@@ -113,16 +120,26 @@ Plan MakePlan(const PlanOptions& o) {
     try {
       base = LoadScenario(o.scenario, sets);
     } catch (const InputError& e) {
-      skipped.push_back(node + ": " + e.message());
+      skipped.push_back(node + (share < per_node ? fmt::format(" ({} of its {} GPUs)", share, per_node) : "") + ": " +
+                        e.message());
       continue;  // the scenario with this node does not load (e.g. a precision it lacks)
     }
     const NodePrice& price = NodePrices().at(node);
     std::vector<Scenario> candidates;
-    for (int n = 1; n * base.cluster.node.gpus_per_node <= o.max_gpus; n *= 2)
-      Layouts(base, n, scenario.training.micro_batch, candidates);
+    if (share < per_node)
+      Layouts(base, 1, scenario.training.micro_batch, candidates);
+    else
+      for (int n = 1; n * base.cluster.node.gpus_per_node <= o.max_gpus; n *= 2)
+        Layouts(base, n, scenario.training.micro_batch, candidates);
     // The scenario's EP overlap, on every layout that takes it.
     for (Scenario& s : candidates)
       if (own.ep_overlap) s.parallel.ep_overlap = true, DropSwitchesOfOtherLayouts(s.parallel, s.training.recompute);
+    // Per node as the base rents it: the scenario's own price for its own
+    // node (ParsePrice scales a per-GPU rate by the GPUs taken), else the
+    // node's cheapest offer, for the share of the box taken.
+    const bool own_price = scenario.cluster.node.name == node && scenario.price.enabled;
+    const double per_node_hour =
+        own_price ? base.price.rate().per_node_hour.value() : price.per_node_hour * share / per_node;
     for (Scenario& s : candidates) {
       ++plan.screened;
       if (Validate(s)) continue;
@@ -136,9 +153,10 @@ Plan MakePlan(const PlanOptions& o) {
       c.memory = memory.total, c.capacity = memory.capacity;
       c.node = node, c.nodes = s.cluster.nodes, c.gpus = s.cluster.gpus(), c.parallel = s.parallel;
       c.micro_batch = s.training.micro_batch, c.recompute = s.training.recompute;
-      const bool own = scenario.cluster.node.name == node && scenario.price.enabled;
-      c.per_node_hour = own ? scenario.price.rate().per_node_hour.value() : price.per_node_hour;
-      c.price_source = own ? "the scenario's price" : price.source;
+      c.per_node_hour = per_node_hour;
+      c.price_source = own_price ? "the scenario's price"
+                       : share < per_node ? fmt::format("{} ({} of its {} GPUs)", price.source, share, per_node)
+                                          : price.source;
       c.screen = ScreenStep(s);
       const double steps = std::ceil(s.training.job_tokens / s.training.tokens_per_step());
       c.screen_wall_s = c.screen.step.value() * steps;
@@ -150,6 +168,7 @@ Plan MakePlan(const PlanOptions& o) {
       ++plan.meet;
       if (plan.cloud.size() < 4000) plan.cloud.push_back({c.screen_wall_s, c.screen_cost});
       meeting.push_back(std::move(c));
+    }
     }
   }
   plan.screen_seconds = std::chrono::duration<double>(Clock::now() - t0).count();

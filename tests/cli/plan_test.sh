@@ -48,14 +48,22 @@ check "an EP16 scenario plans ($(head -c 200 err.txt))" test $rc -eq 0
 check "and recommends" grep -q "Recommendation:" qw.txt
 
 # A one-GPU torchtune scenario (gpus_per_node: 1 of an 8-GPU box): planned on
-# whole boxes, data-parallel under FSDP2 (its recipes' sharding), and the
-# recommendation's flags say so and reproduce its step.
+# whole boxes and on shares of one (1, 2, 4 GPUs), data-parallel under FSDP2
+# (its recipes' sharding), and the recommendation's flags say so and
+# reproduce its step.
 TT="$ROOT/tests/data/stacks/tt_llama32_3b_full_packed.yaml"
 "$SIM" plan "$TT" --deadline 7d --gpus A100 --max-gpus 16 --set training.global_batch=64 >tt.txt 2>err.txt; rc=$?
 check "a one-GPU torchtune scenario plans ($(head -c 200 err.txt))" test $rc -eq 0
 check "and recommends" grep -q "Recommendation:" tt.txt
-check "on whole boxes" grep -q "cluster.gpus_per_node=8" tt.txt
+check "with the GPUs of the box it takes" grep -qE "cluster.gpus_per_node=(1|2|4|8)" tt.txt
+check "whole boxes among the candidates" grep -qE "^  [0-9]+ +a100-40gb-sxm-8x +[0-9]+ +(8|16) " tt.txt
 check "sharded as torchtune shards" grep -qE "ZeRO-(2|3) mb" tt.txt
+# Its own global batch of 2 cannot spread over an 8-GPU box's data-parallel
+# ranks: the plan rents a share of one (it refused every node type before).
+"$SIM" plan "$TT" --deadline 30d --gpus A100 --max-gpus 16 >tt2.txt 2>err.txt; rc=$?
+check "a batch of 2 plans on a share of a box ($(head -c 200 err.txt))" test $rc -eq 0
+check "on 1 or 2 of its GPUs" grep -qE "run it: .*cluster.gpus_per_node=(1|2) " tt2.txt
+check "priced for the share" grep -q "of its 8 GPUs)" tt2.txt
 cmd=$(sed -n 's/.*run it: build\/simulate //p' tt.txt)
 step=$(grep -m1 "^  1    " tt.txt | grep -oE "[0-9]+\.[0-9]+s" | head -1)
 got=$(eval "\"$SIM\" $cmd" | awk '/step time/ {print $3}')
