@@ -293,7 +293,8 @@ std::string RenderPlan(const PlanOptions& o, const Plan& p) {
   auto shell = [](const std::string& f) { return f.find(' ') == std::string::npos ? f : "'" + f + "'"; };
   for (const std::string& f : o.sets) flags += " --set " + shell(f);
   for (const std::string& f : r.overrides) flags += " --set " + shell(f);
-  out += "    - price: " + fmt::format("{:.2f} USD per node-hour ({})\n", r.per_node_hour, r.price_source);
+  out += "    - price: " + fmt::format("{:.2f} USD per node-hour, {} GPUs a node ({})\n", r.per_node_hour,
+                                     r.gpus / std::max(1, r.nodes), r.price_source);
   out += "    - run it: build/simulate " + o.scenario + flags + "\n";
   return out;
 }
