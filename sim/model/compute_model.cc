@@ -79,16 +79,9 @@ Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& c
   return kKernelOverhead + std::max(compute, memory) / cal.training_kernel_efficiency;
 }
 
-Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal, OptimizerImpl impl,
-                      double grad_bytes, bool pure_bf16) {
-  // Adam with fp32 master weights, or on bf16 state: bytes per parameter in
-  // stack.cc.
-  const Bytes moved(params * AdamBytesPerParam(impl, grad_bytes, pure_bf16));
-  return kKernelOverhead +
-         moved / (g.memory_bandwidth * (kHbmEfficiency * cal.training_kernel_efficiency));
-}
-
 Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal, const TrainingSpec& t) {
+  // Adam with fp32 master weights, or on bf16 state, and the stack's
+  // gradient scaling: bytes per parameter in stack.cc.
   const Bytes moved(params * StepBytesPerParam(t));
   return kKernelOverhead +
          moved / (g.memory_bandwidth * (kHbmEfficiency * cal.training_kernel_efficiency));

@@ -39,13 +39,10 @@ Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& c
 // attention in bf16.
 Precision KernelPrecision(const Op& op, Precision p);
 
-// Adam step over `params` parameters held on one GPU (memory-bound), fused
-// or as torch's foreach ops (model/stack.h), reading gradients of
-// grad_bytes each (stack.h GradientBytes), over fp32 state or, pure_bf16,
-// over bf16 parameters and moments with no master copy.
-Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal,
-                      OptimizerImpl impl = OptimizerImpl::kFused, double grad_bytes = 2, bool pure_bf16 = false);
-// The job's step over `params` (stack.h StepBytesPerParam).
+// The job's Adam step over `params` parameters held on one GPU
+// (memory-bound): its stack's fused or foreach Adam over its gradients, on
+// fp32 state or, in pure bf16, on 16-bit parameters and moments with no
+// master copy, and the stack's gradient scaling (stack.h StepBytesPerParam).
 Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal, const TrainingSpec& t);
 
 }  // namespace pf

@@ -261,18 +261,13 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
                                                    : base * e;
   const double adapters = t.lora_rank * AdapterWidthPerLayer(m, t) * layers / p.tp;
   r.weights = Bytes(frozen / (p.zero >= 3 ? dp : 1) + adapters * e);
-  r.gradients = Bytes(adapters * GradientBytes(t));
-  r.optimizer = Bytes(adapters * OptimizerBytes(t.precision) / (p.zero >= 1 ? dp : 1));
+  // torchtune's 16-bit adapters (stack.h Bf16Adapters): 16-bit gradients
+  // and two 16-bit moments, 8 B a parameter with the weight. PEFT's fp32
+  // adapters under pure bf16, 4 + 4 + 8, are mixed precision's 2 + 2 + 12.
+  const bool bf16 = Bf16Adapters(t);
+  r.gradients = Bytes(adapters * (bf16 ? e : GradientBytes(t)));
+  r.optimizer = Bytes(adapters * (bf16 ? 2 * e : OptimizerBytes(t.precision)) / (p.zero >= 1 ? dp : 1));
   r.optimizer_step = Bytes(adapters * ForeachAdamTemp(sc) / (p.zero >= 1 ? dp : 1));
-  // torchtune's LoRALinear holds its adapters in the model's dtype (the
-  // recipe's `dtype: bf16`, torchtune/modules/peft/lora.py @ 1814feb1), so
-  // in pure bf16 their gradients and Adam's two moments are 16-bit too: 8
-  // B a parameter with the weight. (PEFT's fp32 adapters under pure bf16,
-  // 4 + 4 + 8, are the 2 + 2 + 12 counted above.)
-  if (t.stack == Stack::kTorchtune && t.pure_bf16) {
-    r.gradients = Bytes(adapters * e);
-    r.optimizer = Bytes(adapters * 2 * e / (p.zero >= 1 ? dp : 1));
-  }
   if (p.offload != Offload::kNone) r.optimizer = r.optimizer_step = Bytes(0);  // the adapters' states in host memory
 }
 

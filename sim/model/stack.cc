@@ -168,12 +168,16 @@ double AdamBytesPerParam(OptimizerImpl impl, double grad_bytes, bool pure_bf16) 
   return pure_bf16 ? 42 : 84;
 }
 
+bool Bf16Adapters(const TrainingSpec& t) {
+  return t.method != Method::kFull && t.pure_bf16 && t.stack == Stack::kTorchtune;
+}
+
 double StepBytesPerParam(const TrainingSpec& t) {
   const StackTraits& st = TraitsOf(t.stack);
   const double g = GradientBytes(t);
   // Pure bf16 trains 16-bit parameters: the whole model's, or torchtune's
-  // 16-bit adapters (PEFT keeps its adapters in fp32).
-  const bool bf16_params = t.pure_bf16 && (t.method == Method::kFull || t.stack == Stack::kTorchtune);
+  // adapters.
+  const bool bf16_params = t.pure_bf16 && (t.method == Method::kFull || Bf16Adapters(t));
   return AdamBytesPerParam(st.optimizer, g, bf16_params) +
          (st.scales_gradients && !t.optimizer_in_backward ? 2 * g : 0);
 }

@@ -164,6 +164,11 @@ double GradientBytes(const TrainingSpec& t);
 // Bytes of HBM traffic per trainable parameter of one Adam step, reading
 // gradients of grad_bytes each.
 double AdamBytesPerParam(OptimizerImpl impl, double grad_bytes, bool pure_bf16 = false);
+// torchtune's LoRALinear holds its adapters in the model's dtype (the
+// recipe's `dtype: bf16`, torchtune/modules/peft/lora.py @ 1814feb1): in
+// pure bf16 they, their gradients and Adam's moments are 16-bit, where
+// PEFT keeps its adapters in fp32.
+bool Bf16Adapters(const TrainingSpec& t);
 // The job's step, per trainable parameter: its stack's Adam over its
 // gradients (pure bf16 under full training) and, where the stack scales
 // the gradients first (StackTraits::scales_gradients), that pass's read

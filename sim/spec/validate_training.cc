@@ -195,20 +195,21 @@ std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
   // modelled on one device, where the steps in the backward take the GPU
   // time the step after it would.
   if (t.optimizer_in_backward) {
-    const int accumulated = t.micro_batches_per_step(p.dp);
-    if (!torchtune || t.method != Method::kFull || p.dp > 1 || accumulated > 1)
-      return SpecError{"training.optimizer_in_backward",
-                       !torchtune ? std::string("true with stack \"") + ToString(t.stack) +
-                                        "\"; accepted: stack torchtune (its optimizer_in_bwd)"
-                       : t.method != Method::kFull
-                           ? std::string("true with method \"") + ToString(t.method) +
-                                 "\"; accepted: method full (torchtune's LoRA recipes step after the backward)"
-                       : p.dp > 1 ? "true on " + Str(p.dp) +
-                                        " data-parallel ranks; accepted: dp 1 (modelled for the single-device recipe)"
-                                  : "true with " + Str(accumulated) +
-                                        " micro-batches a step, which torchtune refuses (\"Please set "
-                                        "gradient_accumulation_steps=1, or optimizer_in_bwd=False\"); accepted: "
-                                        "global_batch = micro_batch x dp"};
+    const char* key = "training.optimizer_in_backward";
+    if (!torchtune)
+      return SpecError{key, std::string("true with stack \"") + ToString(t.stack) +
+                                "\"; accepted: stack torchtune (its optimizer_in_bwd)"};
+    if (t.method != Method::kFull)
+      return SpecError{key, std::string("true with method \"") + ToString(t.method) +
+                                "\"; accepted: method full (torchtune's LoRA recipes step after the backward)"};
+    if (p.dp > 1)
+      return SpecError{key, "true on " + Str(p.dp) +
+                                " data-parallel ranks; accepted: dp 1 (modelled for the single-device recipe)"};
+    if (const int accumulated = t.micro_batches_per_step(p.dp); accumulated > 1)
+      return SpecError{key, "true with " + Str(accumulated) +
+                                " micro-batches a step, which torchtune refuses (\"Please set "
+                                "gradient_accumulation_steps=1, or optimizer_in_bwd=False\"); accepted: "
+                                "global_batch = micro_batch x dp"};
   }
   // torchtune's activation offloading, which its recipes allow only with
   // activation checkpointing ("enable_activation_offloading should only

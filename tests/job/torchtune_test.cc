@@ -184,6 +184,9 @@ TEST(Torchtune, OffloadedCheckpointsLiveOnTheHost) {
                 .find("training.offload_activations: true with recompute \"none\", which torchtune refuses; "
                       "accepted: recompute full"),
             std::string::npos);
+  EXPECT_NE(LoadError("tt_llama32_3b_full_packed_offload", {"training.offload_activations=maybe"})
+                .find("training.offload_activations: \"maybe\" is not a boolean (accepted: true, false)"),
+            std::string::npos);
   EXPECT_NE(LoadError("qwen_7b_lora_2048", {"training.offload_activations=true"})
                 .find("training.offload_activations: true with stack \"hf\"; accepted: stack torchtune"),
             std::string::npos);
