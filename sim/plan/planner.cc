@@ -56,6 +56,11 @@ std::vector<std::string> Overrides(const Candidate& c, const Scenario& scenario,
 
 }  // namespace
 
+std::string GpusOfNode(const Candidate& c) {
+  const int g = c.gpus / std::max(1, c.nodes);
+  return fmt::format("{} GPU{}", g, g == 1 ? "" : "s");
+}
+
 std::string Candidate::Layout() const { return LayoutName(parallel, micro_batch, recompute); }
 
 Plan MakePlan(const PlanOptions& o) {
@@ -293,8 +298,8 @@ std::string RenderPlan(const PlanOptions& o, const Plan& p) {
   auto shell = [](const std::string& f) { return f.find(' ') == std::string::npos ? f : "'" + f + "'"; };
   for (const std::string& f : o.sets) flags += " --set " + shell(f);
   for (const std::string& f : r.overrides) flags += " --set " + shell(f);
-  out += "    - price: " + fmt::format("{:.2f} USD per node-hour, {} GPUs a node ({})\n", r.per_node_hour,
-                                     r.gpus / std::max(1, r.nodes), r.price_source);
+  out += "    - price: " + fmt::format("{:.2f} USD per node-hour, {} a node ({})\n", r.per_node_hour,
+                                     GpusOfNode(r), r.price_source);
   out += "    - run it: build/simulate " + o.scenario + flags + "\n";
   return out;
 }

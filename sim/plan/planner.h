@@ -45,6 +45,9 @@ struct Candidate {
   std::string Layout() const;
 };
 
+// "8 GPUs", "1 GPU": the GPUs a candidate rents of each node.
+std::string GpusOfNode(const Candidate& c);
+
 struct Plan {
   long long screened = 0, valid = 0, fit = 0, meet = 0;
   double screen_seconds = 0, simulate_seconds = 0;
