@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "sim/model/gemm_shape.h"
+#include "sim/model/memory_model.h"
+#include "sim/model/optimizer.h"
 
 namespace pf {
 namespace {
@@ -79,12 +81,18 @@ Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& c
   return kKernelOverhead + std::max(compute, memory) / cal.training_kernel_efficiency;
 }
 
-Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal, const TrainingSpec& t) {
+Seconds OptimizerTime(const Scenario& s, double params) {
+  const GpuSpec& g = s.cluster.node.gpu;
+  const TrainingSpec& t = s.training;
   // Adam with fp32 master weights, or on bf16 state, and the stack's
   // gradient scaling: bytes per parameter in stack.cc.
   const Bytes moved(params * StepBytesPerParam(t));
-  return kKernelOverhead +
-         moved / (g.memory_bandwidth * (kHbmEfficiency * cal.training_kernel_efficiency));
+  const Seconds stream =
+      kKernelOverhead + moved / (g.memory_bandwidth * (kHbmEfficiency * s.calibration.training_kernel_efficiency));
+  if (!BnbOptimizer(t)) return stream;
+  const Seconds serial = BnbSecondsPerTensor() * double(TrainedTensors(s));
+  const Bytes evicted = BnbPagedBytes(t) > 0 ? EstimateMemory(s).paged_evicted : Bytes(0);
+  return stream + serial + PagedEvictionTime(s, evicted);
 }
 
 }  // namespace pf

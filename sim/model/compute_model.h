@@ -42,7 +42,10 @@ Precision KernelPrecision(const Op& op, Precision p);
 // The job's Adam step over `params` parameters held on one GPU
 // (memory-bound): its stack's fused or foreach Adam over its gradients, on
 // fp32 state or, in pure bf16, on 16-bit parameters and moments with no
-// master copy, and the stack's gradient scaling (stack.h StepBytesPerParam).
-Seconds OptimizerTime(double params, const GpuSpec& g, const Calibration& cal, const TrainingSpec& t);
+// master copy, and the stack's gradient scaling (stack.h StepBytesPerParam);
+// a bitsandbytes optimizer one tensor at a time, the GPU waiting on the
+// host's issue and synchronisation of each, its paged moments brought back
+// from host memory where the GPU had evicted them (model/optimizer.h).
+Seconds OptimizerTime(const Scenario& s, double params);
 
 }  // namespace pf

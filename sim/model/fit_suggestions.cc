@@ -1,6 +1,7 @@
 #include "sim/model/fit_suggestions.h"
 
 #include "sim/model/memory_model.h"
+#include "sim/spec/names.h"
 #include "sim/spec/validate.h"
 
 namespace pf {
@@ -50,6 +51,17 @@ void RecipeChanges(const Scenario& s, std::vector<Candidate>& out) {
     std::vector<std::string> flags = DropSwitchesOfOtherLayouts(c.parallel);
     flags.insert(flags.begin(), "parallel.zero=" + Str(z));
     out.push_back({"ZeRO stage " + Str(z), flags, c});
+  }
+  // bitsandbytes' 8-bit moments, where the stack lets the user pick the
+  // optimizer (validate_training.cc refuses the rest).
+  if (t.method == Method::kFull && t.optimizer == OptimizerChoice::kAdamw) {
+    for (const OptimizerChoice o : {OptimizerChoice::kAdamw8bit, OptimizerChoice::kPagedAdamw8bit}) {
+      Scenario c = s;
+      c.training.optimizer = o;
+      out.push_back({o == OptimizerChoice::kAdamw8bit ? "8-bit AdamW (bitsandbytes)"
+                                                      : "paged 8-bit AdamW (bitsandbytes)",
+                     {std::string("training.optimizer=") + ToString(o)}, c});
+    }
   }
   if (t.method == Method::kFull) {
     Scenario c = s;

@@ -9,6 +9,7 @@
 #include "sim/model/checkpoint_size.h"
 #include "sim/model/data_costs.h"
 #include "sim/model/memory_model.h"
+#include "sim/model/optimizer.h"
 #include "sim/spec/names.h"
 
 namespace pf {
@@ -69,6 +70,9 @@ HostMemory EstimateHostMemory(const Scenario& s) {
                              (p.offload_params && p.offload == Offload::kCpu ? kOffloadParamBytes : 0);
     h.offload = Bytes(shard * per_param * gpus);
   }
+  // A paged optimizer's moments that the GPU has no room for live in host
+  // memory (model/optimizer.h).
+  if (BnbPagedBytes(s.training) > 0) h.offload = EstimateMemory(s).paged_evicted * double(gpus);
   // torchtune's offloaded checkpoints: every layer's, in pinned memory.
   if (s.training.offload_activations)
     h.activations = Bytes(OffloadedActivationBytes(s) * gpus);

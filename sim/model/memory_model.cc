@@ -6,6 +6,7 @@
 #include "sim/model/kbit_upcast.h"
 #include "sim/model/model_math.h"
 #include "sim/model/moe.h"
+#include "sim/model/optimizer.h"
 #include "sim/model/stack.h"
 #include "sim/model/stack_kernels.h"
 #include "sim/model/vision.h"
@@ -187,7 +188,7 @@ bool GradientsFreedAfterStep(const Scenario& sc) {
 // two moments and this temporary at 2 B each.
 double ForeachAdamTemp(const Scenario& sc) {
   const TrainingSpec& t = sc.training;
-  if (!OnHfTrainerWithPeft(t.stack) || sc.parallel.zero >= 1) return 0;
+  if (!OnHfTrainerWithPeft(t.stack) || sc.parallel.zero >= 1 || BnbOptimizer(t)) return 0;
   return t.method == Method::kFull && t.pure_bf16 ? 2 : 4;
 }
 
@@ -203,6 +204,27 @@ double ForeachAdamTemp(const Scenario& sc) {
 // into their own.
 bool DdpBuckets(const Scenario& sc) {
   return OnHfTrainer(sc.training.stack) && sc.parallel.dp > 1 && sc.parallel.zero == 0;
+}
+
+// Optimizer state bytes per trained parameter: mixed precision's fp32
+// master copy (OptimizerBytes less the two fp32 moments; none in tf32 and
+// fp32, whose weights are the master) and the moments; with 16-bit
+// parameters (`bf16_params`: pure bf16, torchtune's adapters) no master
+// and the moments in the parameters' dtype, 2 B each. A bitsandbytes
+// optimizer updates the parameters themselves with moments of its own
+// (model/optimizer.h).
+double StateBytesPerParam(const TrainingSpec& t, bool bf16_params) {
+  const double master = bf16_params ? 0 : OptimizerBytes(t.precision) - 8;
+  if (BnbOptimizer(t)) return master + BnbMomentBytes(t);
+  return bf16_params ? 4 : OptimizerBytes(t.precision);
+}
+
+// A paged bitsandbytes optimizer's moments of `trained` parameters move
+// out of PyTorch's allocator into unified memory (optimizer.h PagedShare).
+void PageStates(const Scenario& sc, double trained, MemoryBreakdown& r) {
+  const Bytes paged(trained * PagedShare(sc) * BnbPagedBytes(sc.training));
+  r.optimizer -= paged;
+  r.paged_optimizer = paged;
 }
 
 // Weights, gradients and optimizer states of `stage`, per GPU, by method,
@@ -235,7 +257,8 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
     r.gradients = Bytes(sharded(GradientBytes(t), p.zero >= 2));  // fp32 under Megatron's bf16 (stack.h)
     // pure_bf16: Adam's two moments in bf16, no master copy (8 B a
     // parameter with the weights and gradients).
-    r.optimizer = Bytes(sharded(t.pure_bf16 ? 4 : OptimizerBytes(t.precision), p.zero >= 1));
+    r.optimizer = Bytes(sharded(StateBytesPerParam(t, t.pure_bf16), p.zero >= 1));
+    PageStates(sc, base, r);
     r.optimizer_step = Bytes(sharded(ForeachAdamTemp(sc), p.zero >= 1));
     // Stepped in the backward, each gradient lives from its accumulation
     // to its step: one weight matrix at a time, the largest the
@@ -266,7 +289,8 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
   // adapters under pure bf16, 4 + 4 + 8, are mixed precision's 2 + 2 + 12.
   const bool bf16 = Bf16Adapters(t);
   r.gradients = Bytes(adapters * (bf16 ? e : GradientBytes(t)));
-  r.optimizer = Bytes(adapters * (bf16 ? 2 * e : OptimizerBytes(t.precision)) / (p.zero >= 1 ? dp : 1));
+  r.optimizer = Bytes(adapters * StateBytesPerParam(t, bf16) / (p.zero >= 1 ? dp : 1));
+  PageStates(sc, adapters, r);
   r.optimizer_step = Bytes(adapters * ForeachAdamTemp(sc) / (p.zero >= 1 ? dp : 1));
   if (p.offload != Offload::kNone) r.optimizer = r.optimizer_step = Bytes(0);  // the adapters' states in host memory
 }
@@ -325,6 +349,12 @@ void AddFrameworkMemory(const Scenario& sc, MemoryBreakdown& r) {
   r.total = live + r.framework;
   r.capacity = sc.cluster.node.gpu.memory;
   r.fits = r.total <= r.capacity;
+  // Paged states take what the GPU has left; the driver evicts the rest
+  // to host memory (bitsandbytes docs: paging "only becomes active if you
+  // run out of GPU memory").
+  const Bytes resident = std::clamp(r.capacity - r.total, Bytes(0), r.paged_optimizer);
+  r.paged_evicted = r.paged_optimizer - resident;
+  r.total += resident;
   // The allocator's cache as far as the GPU holds it, none where the job
   // does not fit.
   r.observed = r.fits ? std::min(r.capacity, r.total + f.allocator_cache + r.phase_cache) : r.total;

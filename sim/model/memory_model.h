@@ -29,6 +29,12 @@ struct MemoryBreakdown {
   // Foreach AdamW's temporary during the step (torch.optim,
   // memory_model.cc ForeachAdamTemp); 0 where another optimizer steps.
   Bytes optimizer_step;
+  // A paged bitsandbytes optimizer's moments (model/optimizer.h): CUDA
+  // unified memory, outside PyTorch's allocator (not in LiveTensors). On
+  // the GPU as far as it has room (in total); the rest is evicted to host
+  // memory and paged back for each step.
+  Bytes paged_optimizer;
+  Bytes paged_evicted;
   // What the terms above count twice: where the Trainer's torch optimizer
   // steps, the gradients are set to None after each step, so the forward's
   // activations, loss and gathered layers (with the gradients only when
@@ -76,9 +82,13 @@ Bytes LiveTensors(const MemoryBreakdown& m);
 // the job really fits. The report warns under it; the faster-layout search
 // suggests no layout under it.
 inline constexpr double kThinHeadroom = 0.05;
-// Whether `m` fits with at least kThinHeadroom of the GPU to spare.
+// Of `m`'s paged optimizer states, those on the GPU: they fill what it has
+// free, and what else needs room evicts more of them rather than failing.
+inline Bytes PagedResident(const MemoryBreakdown& m) { return m.paged_optimizer - m.paged_evicted; }
+// Whether `m` fits with at least kThinHeadroom of the GPU to spare, besides
+// the paged states it holds.
 inline bool FitsWithHeadroom(const MemoryBreakdown& m) {
-  return m.fits && (m.capacity - m.total).value() >= kThinHeadroom * m.capacity.value();
+  return m.fits && (m.capacity - m.total + PagedResident(m)).value() >= kThinHeadroom * m.capacity.value();
 }
 
 // Activation bytes one transformer layer saves for backward, per

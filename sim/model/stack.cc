@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/model/model_math.h"
+#include "sim/model/optimizer.h"
 
 namespace pf {
 
@@ -178,8 +179,12 @@ double StepBytesPerParam(const TrainingSpec& t) {
   // Pure bf16 trains 16-bit parameters: the whole model's, or torchtune's
   // adapters.
   const bool bf16_params = t.pure_bf16 && (t.method == Method::kFull || Bf16Adapters(t));
-  return AdamBytesPerParam(st.optimizer, g, bf16_params) +
-         (st.scales_gradients && !t.optimizer_in_backward ? 2 * g : 0);
+  const double scaling = st.scales_gradients && !t.optimizer_in_backward ? 2 * g : 0;
+  // bitsandbytes' kernel reads the parameter (fp32 under autocast), its
+  // gradient and both moments, and writes the three back
+  // (optimizer_update_8bit_blockwise, optimizer_update_32bit).
+  if (BnbOptimizer(t)) return 2 * (bf16_params ? 2 : 4) + g + 2 * BnbMomentBytes(t) + scaling;
+  return AdamBytesPerParam(st.optimizer, g, bf16_params) + scaling;
 }
 
 bool ReducesAfterFlush(const Scenario& s) {

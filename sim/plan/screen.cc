@@ -134,7 +134,7 @@ ScreenEstimate ScreenStep(const Scenario& s) {
     }
   }
   const Seconds optimizer =
-      OptimizerTime(most_params / (p.zero >= 1 ? p.dp : 1), s.cluster.node.gpu, s.calibration, t);
+      OptimizerTime(s, most_params / (p.zero >= 1 ? p.dp : 1));
   est.exposed_comm = dp;
   est.step = pipeline + dp + optimizer;
   return est;

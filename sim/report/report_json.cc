@@ -71,6 +71,7 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                             {"compile", s.training.compile},
                             {"loss", ToString(s.training.loss)},
                             {"optimizer_in_backward", s.training.optimizer_in_backward},
+                            {"optimizer", ToString(s.training.optimizer)},
                             {"offload_activations", s.training.offload_activations},
                             {"transformers", s.training.transformers == 0
                                                  ? std::string("current")
@@ -93,6 +94,8 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                  {"activations_bytes", m.activations.value()}, {"logits_bytes", m.logits.value()},
                  {"zero_buffers_bytes", m.zero_buffers.value()}, {"optimizer_step_bytes", m.optimizer_step.value()},
                  {"ddp_buckets_bytes", m.ddp_buckets.value()},
+                 {"paged_optimizer_bytes", m.paged_optimizer.value()},
+                 {"paged_evicted_bytes", m.paged_evicted.value()},
                  {"phases_apart_bytes", m.phases_apart.value()},
                  {"cuda_context_bytes", m.cuda_context.value()}, {"nccl_buffers_bytes", m.nccl_buffers.value()},
                  {"allocator_reserve_bytes", m.allocator_reserve.value()}, {"framework_bytes", m.framework.value()},

@@ -49,15 +49,29 @@ std::string LossName(Loss loss) {
   return "";
 }
 
+// The optimizer that steps: the stack's AdamW, or bitsandbytes'
+// (model/optimizer.h).
+std::string OptimizerName(const TrainingSpec& t, const StackTraits& st) {
+  switch (t.optimizer) {
+    case OptimizerChoice::kAdamw: return st.optimizer == OptimizerImpl::kFused ? "fused Adam" : "foreach Adam";
+    case OptimizerChoice::kAdamw8bit: return "bitsandbytes 8-bit AdamW (a tensor at a time, each synchronised)";
+    case OptimizerChoice::kPagedAdamw8bit:
+      return "bitsandbytes paged 8-bit AdamW (moments in unified memory; a tensor at a time, each synchronised)";
+    case OptimizerChoice::kPagedAdamw32bit:
+      return "bitsandbytes paged AdamW (fp32 moments in unified memory; a tensor at a time, each synchronised)";
+  }
+  return "";
+}
+
 std::string StackLine(const Scenario& s) {
   const TrainingSpec& t = s.training;
   const StackTraits st = TraitsOf(t);
-  std::string o = fmt::format("  stack      {}{}: {} kernels, {} Adam{}, ZeRO-3 gathers per {}, {}{}", ToString(t.stack),
+  std::string o = fmt::format("  stack      {}{}: {} kernels, {}{}, ZeRO-3 gathers per {}, {}{}", ToString(t.stack),
                               t.stack_given ? "" : " (the default; set training.stack)",
                               st.kernels == Kernels::kEager ? "eager (one per tensor op)"
                               : t.compile                   ? "compiled (torch.compile per layer)"
                                                             : "fused",
-                              st.optimizer == OptimizerImpl::kFused ? "fused" : "foreach",
+                              OptimizerName(t, st),
                               GradientBytes(t) > ElementBytes(t.precision) ? ", fp32 gradients" : "",
                               st.gather == Zero3Gather::kPerBlock ? "block" : "module",
                               LossName(LossOf(t)),
@@ -250,10 +264,15 @@ void MemoryTable(std::string& o, const MemoryBreakdown& m, const std::vector<Fit
   // of peak cached with shapes that vary, tests/data/memory_overheads.md,
   // which the allocator frees before it fails), communicators the
   // framework adds.
+  // Paged optimizer states fill what the GPU has free: what else needs
+  // room evicts more of them instead of running out.
   if (m.fits && !FitsWithHeadroom(m))
     o += fmt::format("  warning: only {:.1f}% to spare; fragmentation (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
                      "limits it), extra NCCL communicators or a longer sample can exceed it\n",
-                     100 * spare.value() / m.capacity.value());
+                     100 * (spare + PagedResident(m)).value() / m.capacity.value());
+  else if (m.fits && m.paged_evicted.value() > 0)
+    o += "  note: the paged optimizer states fill the GPU's free memory; more activations evict more of them "
+         "(slower steps) instead of running out\n";
   auto row = [&](const char* name, Bytes b) { BytesRow(o, name, b); };
   row("weights", m.weights);
   row("gradients", m.gradients);
@@ -263,6 +282,14 @@ void MemoryTable(std::string& o, const MemoryBreakdown& m, const std::vector<Fit
   row("ZeRO-3 gather buffers", m.zero_buffers);
   row("DDP gradient buckets", m.ddp_buckets);
   row("Adam step (foreach)", m.optimizer_step);
+  if (m.paged_optimizer.value() > 0)
+    o += fmt::format("  {:<22}{:>12}  bitsandbytes' paged moments ({}), in CUDA unified memory outside PyTorch's "
+                     "allocator: on the GPU as far as it has room{}\n",
+                     "paged optimizer", Gib(PagedResident(m)), Gib(m.paged_optimizer),
+                     m.paged_evicted.value() > 0
+                         ? fmt::format("; {} evicted to host memory and paged back over PCIe each step",
+                                       Gib(m.paged_evicted))
+                         : std::string());
   if (m.phases_apart.value() >= 0.05 * kGiB)
     o += fmt::format("  {:<22}{:>12}  gradients are freed after each step: the peak is the largest of the "
                      "forward's end, the backward's end and the step\n",

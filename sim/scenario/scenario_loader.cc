@@ -192,12 +192,12 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
                 "attention", "tokens", "images", "epochs", "lora_rank", "lora_targets", "stack", "packing", "sample_len",
                 "padding", "sample_len_cv", "per_sample_attention", "capacity_factor", "expert_imbalance", "grad_reduce",
                 "launch_blocking", "recompute_modules", "transformers", "qlora_upcast", "pure_bf16",
-                "lora_dropout", "compile", "loss", "optimizer_in_backward", "offload_activations"});
+                "lora_dropout", "compile", "loss", "optimizer_in_backward", "offload_activations", "optimizer"});
   if (vision) {
     for (const char* key : {"seq_len", "tokens", "attention", "lora_rank", "lora_targets", "packing", "sample_len",
                             "padding", "sample_len_cv", "per_sample_attention", "transformers", "qlora_upcast",
                             "pure_bf16", "lora_dropout", "compile", "loss", "optimizer_in_backward",
-                            "offload_activations"})
+                            "offload_activations", "optimizer"})
       if (v.Has(key)) v.Get(key).Fail("given, but the model is a vision model (images, not token sequences)");
   } else if (v.Has("images")) {
     v.Get("images").Fail("given, but the model is a transformer: training.tokens sets the job's length");
@@ -269,6 +269,7 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
   if (v.Has("compile")) t.compile = v.Get("compile").Bool();
   if (v.Has("loss")) t.loss = v.Get("loss").Enum<LossChoice>();
   if (v.Has("optimizer_in_backward")) t.optimizer_in_backward = v.Get("optimizer_in_backward").Bool();
+  if (v.Has("optimizer")) t.optimizer = v.Get("optimizer").Enum<OptimizerChoice>();
   if (v.Has("offload_activations")) t.offload_activations = v.Get("offload_activations").Bool();
   if (v.Has("transformers")) t.transformers = ParseTransformersRelease(v.Get("transformers"));
   if (v.Has("pure_bf16")) {

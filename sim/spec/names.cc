@@ -129,4 +129,14 @@ const NameTable<LossChoice>& NamesOf(LossChoice) {
   return t;
 }
 
+// The Trainer's OptimizerNames (transformers training_args.py: adamw_8bit
+// is its alias of adamw_bnb_8bit; paged_adamw_32bit, paged_adamw_8bit).
+const NameTable<OptimizerChoice>& NamesOf(OptimizerChoice) {
+  static const NameTable<OptimizerChoice> t = {{OptimizerChoice::kAdamw, "adamw"},
+                                               {OptimizerChoice::kAdamw8bit, "adamw_8bit"},
+                                               {OptimizerChoice::kPagedAdamw8bit, "paged_adamw_8bit"},
+                                               {OptimizerChoice::kPagedAdamw32bit, "paged_adamw_32bit"}};
+  return t;
+}
+
 }  // namespace pf

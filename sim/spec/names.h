@@ -29,6 +29,7 @@ const NameTable<Attention>& NamesOf(Attention);
 const NameTable<Stack>& NamesOf(Stack);
 const NameTable<Padding>& NamesOf(Padding);
 const NameTable<LossChoice>& NamesOf(LossChoice);
+const NameTable<OptimizerChoice>& NamesOf(OptimizerChoice);
 const NameTable<QloraUpcast>& NamesOf(QloraUpcast);
 const NameTable<LoraTarget>& NamesOf(LoraTarget);
 const NameTable<RecomputeModule>& NamesOf(RecomputeModule);

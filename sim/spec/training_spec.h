@@ -54,6 +54,13 @@ enum class Padding { kMaxLength, kLongest };
 // chunks of the sequence and upcasts and reduces one chunk at a time
 // (torchtune/modules/loss/ce_chunked_output_loss.py @ 1814feb1).
 enum class LossChoice { kCrossEntropy, kChunked };
+// The optimizer's implementation where the stack lets the user pick one
+// (the Trainer's `optim`, torchtune's `optimizer._component_`): the stack's
+// own AdamW (fused or foreach, model/stack.h), or bitsandbytes' AdamW with
+// 8-bit block-wise quantised moments, either in PyTorch's allocator or
+// paged (CUDA unified memory, evicted to the host when the GPU runs out),
+// or its paged AdamW with fp32 moments (model/optimizer.h).
+enum class OptimizerChoice { kAdamw, kAdamw8bit, kPagedAdamw8bit, kPagedAdamw32bit };
 
 // The linear layers of a block LoRA can adapt (gate exists in SwiGLU MLPs).
 enum class LoraTarget { kQ, kK, kV, kO, kGate, kUp, kDown };
@@ -147,6 +154,8 @@ struct TrainingSpec {
   // full_finetune_single_device.py @ 1814feb1, which then skips its own
   // scale_grads and step). No gradient accumulation.
   bool optimizer_in_backward = false;
+  // Which AdamW steps (OptimizerChoice); the stack's own unless given.
+  OptimizerChoice optimizer = OptimizerChoice::kAdamw;
   // torchtune's enable_activation_offloading (training.OffloadActivations,
   // torchtune/training/_activation_offloading.py @ 1814feb1): every saved
   // tensor of the model's forward of 1 KB or more copied to pinned host

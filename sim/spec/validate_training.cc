@@ -15,6 +15,11 @@ std::optional<SpecError> CheckTrainingOnHardware(const Scenario& s) {
   const ModelSpec& m = s.model;
   const TrainingSpec& t = s.training;
   if (m.kind == ModelKind::kVision) {
+    if (t.optimizer != OptimizerChoice::kAdamw)
+      return SpecError{"training.optimizer", "\"" + std::string(ToString(t.optimizer)) +
+                                                 "\" with a vision model; accepted: adamw (bitsandbytes' optimizers "
+                                                 "are modelled on the language-model stacks hf, llama-factory, "
+                                                 "unsloth and torchtune)"};
     if (PeakFlops(s.cluster.node.gpu, t.precision).value() <= 0)
       return SpecError{"training.precision", "\"" + std::string(ToString(t.precision)) +
                                                  "\" has no tensor-core rate on " + s.cluster.node.gpu.name};
@@ -210,6 +215,24 @@ std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
                                 " micro-batches a step, which torchtune refuses (\"Please set "
                                 "gradient_accumulation_steps=1, or optimizer_in_bwd=False\"); accepted: "
                                 "global_batch = micro_batch x dp"};
+  }
+  // bitsandbytes' optimizers where the user picks the optimizer: the
+  // Trainer's optim (without DeepSpeed ZeRO, whose engine wraps and shards
+  // the optimizer it is given) and torchtune's single-device recipes ("For
+  // single device recipes, we also support bitsandbytes",
+  // docs/source/tutorials/memory_optimizations.rst @ 1814feb1; its
+  // data-parallel recipes shard with FSDP2, ZeRO 2 or 3, refused here).
+  if (t.optimizer != OptimizerChoice::kAdamw) {
+    const std::string value = "\"" + std::string(ToString(t.optimizer)) + "\"";
+    if (!hf && !torchtune)
+      return SpecError{"training.optimizer", value + " with stack \"" + ToString(t.stack) +
+                                                 "\", which steps its own Adam; accepted: adamw, or stack hf, "
+                                                 "llama-factory, unsloth (the Trainer's optim) or torchtune"};
+    if (p.zero > 0 || p.offload != Offload::kNone)
+      return SpecError{"training.optimizer", value + " with ZeRO stage " + Str(p.zero) +
+                                                 (p.offload != Offload::kNone ? " and offload" : "") +
+                                                 ", whose engine shards or offloads its own optimizer; accepted: "
+                                                 "adamw, or parallel.zero 0 without offload"};
   }
   // torchtune's activation offloading, which its recipes allow only with
   // activation checkpointing ("enable_activation_offloading should only

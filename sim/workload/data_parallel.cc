@@ -222,7 +222,7 @@ int DataParallelEmitter::Optimizer(int gpu, int d, int last) {
   TaskSpan o;
   if (p_.offload == Offload::kNone) {
     o.first = o.last = g_.Compute(gpu, "optimizer",
-                                  {OptimizerTime(params, s_.cluster.node.gpu, s_.calibration, s_.training),
+                                  {OptimizerTime(s_, params),
                                    Flops(0), Seconds(0)},
                                   preflight::OPTIMIZER);
   } else {

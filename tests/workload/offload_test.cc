@@ -149,7 +149,7 @@ TEST(Offload, TheSimulatedStepChargesCpuAdamToTheOptimizer) {
   const Breakdown& b = r.step->breakdown;
   const double params = ParamsPerGpu(s);
   // The GPU's own Adam over the same shard: memory-bound, much faster.
-  const double gpu_adam = OptimizerTime(params, s.cluster.node.gpu, s.calibration, s.training).value();
+  const double gpu_adam = OptimizerTime(s, params).value();
   EXPECT_GT(b.optimizer.value(), gpu_adam);
   // At least CPU Adam on the rank's cores (the node's CPU, core_speed
   // times the reference core), which nothing else on the node contends.

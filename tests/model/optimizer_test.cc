@@ -1,0 +1,157 @@
+// bitsandbytes' optimizers (training.optimizer, model/optimizer.h): their
+// moments against published savings, their paged states outside PyTorch's
+// allocator and evicted when the GPU runs out, their step one tensor at a
+// time, the fit suggestion, and the messages for where they do not run.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "sim/model/compute_model.h"
+#include "sim/model/fit_suggestions.h"
+#include "sim/model/host_memory.h"
+#include "sim/model/memory_model.h"
+#include "sim/model/model_math.h"
+#include "sim/model/optimizer.h"
+#include "sim/scenario/scenario_loader.h"
+#include "tests/job/stack_test_util.h"
+#include "tests/test_util.h"
+
+namespace pf {
+namespace {
+
+using testing_util::LoadError;
+using testing_util::ScenarioPath;
+
+double Gib(Bytes b) { return b.value() / kGiB; }
+
+// torchao's benchmark of torchtune 52d1b838 (torchao/optim/README.md,
+// "Fine-tune Llama2-7B on Alpaca", PyTorch 2.4, full BF16, one A100):
+// peak memory allocated 51.6 with torch's fused AdamW, 39.3 with
+// bitsandbytes' 8-bit AdamW. torchtune logs torch.cuda.max_memory_allocated
+// / 1024^3 (training/memory.py get_memory_stats), so the saving is
+// 12.3 GiB: Llama-2-7B's moments in bf16 (4 B a parameter) against 8-bit
+// ones with their block scales (2.03 B). The batch is not stated; the
+// moments are alive in every phase, so the saving does not depend on it.
+TEST(BnbOptimizer, EightBitMomentsSaveWhatTorchaoMeasured) {
+  const std::vector<std::string> llama2 = {"model=llama2-7b", "training.recompute=full"};
+  std::vector<std::string> eight_bit = llama2;
+  eight_bit.push_back("training.optimizer=adamw_8bit");
+  const Scenario fused = LoadScenario(ScenarioPath("tt_llama32_3b_full_packed"), llama2);
+  const Scenario bnb = LoadScenario(ScenarioPath("tt_llama32_3b_full_packed"), eight_bit);
+  const double saved = Gib(LiveTensors(EstimateMemory(fused)) - LiveTensors(EstimateMemory(bnb)));
+  EXPECT_NEAR(saved, 51.6 - 39.3, 0.1 * (51.6 - 39.3));
+  EXPECT_DOUBLE_EQ(BnbMomentBytes(bnb.training), 2 + 8.0 / 256);
+  // Under autocast the moments were fp32: torchao's ViT-H benchmark (630M
+  // parameters, BF16 AMP; the same README) peaks at 12.23 GB with fused
+  // AdamW and 8.32 with bitsandbytes' 8-bit, 3.91 GB saved, where 6 B a
+  // parameter less gives 3.77.
+  EXPECT_NEAR(632e6 * (8 - BnbMomentBytes(bnb.training)) / 1e9, 12.23 - 8.32, 0.05 * (12.23 - 8.32));
+}
+
+// A paged optimizer's moments leave PyTorch's allocator (not in the live
+// tensors a row's peak allocated compares with) but take the GPU's free
+// memory; what does not fit is evicted, and every step pages it back at
+// half the PCIe link's rate (the bitsandbytes docs). Mistral-7B's fp32
+// moments under pure bf16 (paged_adamw_32bit: 54 GiB) do not fit beside
+// the rest on an 80 GB A100; the job fits all the same.
+TEST(BnbOptimizer, PagedStatesLeaveTheAllocatorAndEvictWhatDoesNotFit) {
+  auto load = [](int batch, const char* optimizer) {
+    return LoadScenario(ScenarioPath("fms_mistral7b_full_bs4"),
+                        {"training.micro_batch=" + std::to_string(batch),
+                         "training.global_batch=" + std::to_string(batch),
+                         std::string("training.optimizer=") + optimizer});
+  };
+  const Scenario s1 = load(1, "paged_adamw_32bit"), s4 = load(4, "paged_adamw_32bit");
+  const MemoryBreakdown m1 = EstimateMemory(s1), m4 = EstimateMemory(s4);
+  const double params = CountParams(s4.model).total(s4.model.layers);
+  EXPECT_NEAR(m4.paged_optimizer.value(), params * 8, 1);
+  EXPECT_TRUE(m4.fits);
+  EXPECT_DOUBLE_EQ(m4.total.value(), m4.capacity.value());
+  EXPECT_NEAR((LiveTensors(m4) + m4.framework + m4.paged_optimizer).value(),
+              (m4.capacity + m4.paged_evicted).value(), 1);
+  EXPECT_GT(m4.paged_evicted, m1.paged_evicted);
+  // The evicted pages live in the node's memory.
+  EXPECT_DOUBLE_EQ(EstimateHostMemory(s4).offload.value(), m4.paged_evicted.value());
+  // Headroom is judged without them: the rest leaves 5% of the GPU.
+  EXPECT_TRUE(FitsWithHeadroom(m4));
+  // The larger batch evicts more, and its step pages that back.
+  const double rate = 0.5 * PcieLinkRate(4, 16).value();
+  EXPECT_NEAR((OptimizerTime(s4, params) - OptimizerTime(s1, params)).value(),
+              (m4.paged_evicted - m1.paged_evicted).value() / rate, 1e-6);
+  // Unpaged, the same 8-bit moments stay live; paged, only their block
+  // scales do.
+  const MemoryBreakdown live8 = EstimateMemory(load(4, "adamw_8bit"));
+  const MemoryBreakdown paged8 = EstimateMemory(load(4, "paged_adamw_8bit"));
+  EXPECT_NEAR(live8.optimizer.value(), params * (2 + 8.0 / 256), 1);
+  EXPECT_NEAR(paged8.optimizer.value(), params * 8.0 / 256, 1);
+  EXPECT_NEAR(paged8.paged_optimizer.value(), params * 2, 1);
+  EXPECT_EQ(paged8.paged_evicted.value(), 0);
+}
+
+// LoRA's adapters page only their matrices of 1e5 elements or more
+// (get_state_buffer): at rank 8 on Llama-2-7B none (8 x 11008 < 1e5), at
+// rank 64 all (64 x 4096 and up).
+TEST(BnbOptimizer, AdaptersPageOnlyTheirLargeMatrices) {
+  auto paged = [](int rank) {
+    const Scenario s = LoadScenario(ScenarioPath("lf_llama2_7b_lora_hf"),
+                                    {"training.optimizer=paged_adamw_8bit",
+                                     "training.lora_rank=" + std::to_string(rank)});
+    return PagedShare(s);
+  };
+  EXPECT_EQ(paged(8), 0);
+  EXPECT_EQ(paged(64), 1);
+}
+
+// The step updates one tensor at a time and synchronises after each
+// (Optimizer8bit.step): Llama-2-7B has 32 x 9 + 3 = 291 tensors (q, k, v,
+// o, gate, up, down and two norms a layer; the embedding, the final norm,
+// the untied LM head), each adding the host's issue and the wait.
+TEST(BnbOptimizer, StepsOneTensorAtATime) {
+  const Scenario fused = LoadScenario(ScenarioPath("lf_llama2_7b_lora_hf"), {"training.method=full"});
+  const Scenario bnb =
+      LoadScenario(ScenarioPath("lf_llama2_7b_lora_hf"), {"training.method=full", "training.optimizer=adamw_8bit"});
+  EXPECT_EQ(TrainedTensors(bnb), 291);
+  const double params = CountParams(bnb.model).total(bnb.model.layers);
+  // The kernel moves the fp32 parameter (autocast) twice, its fp32
+  // gradient once and both 8-bit moments twice: 16.06 B, against fused
+  // Adam's 30; the tensors' 291 issues and waits come on top.
+  const Seconds serial = BnbSecondsPerTensor() * 291.0;
+  EXPECT_NEAR(serial.value(), 291 * (23.5e-6 + 6.95e-6), 1e-9);
+  EXPECT_LT(OptimizerTime(bnb, params), OptimizerTime(fused, params));
+  EXPECT_GT(OptimizerTime(bnb, params).value(), serial.value());
+  // LoRA's step: A and B of each adapted linear layer (7 a layer).
+  EXPECT_EQ(TrainedTensors(LoadScenario(ScenarioPath("lf_llama2_7b_lora_hf"), {"training.optimizer=adamw_8bit"})),
+            32 * 7 * 2);
+}
+
+// A full fine-tune that does not fit is offered the 8-bit moments.
+TEST(BnbOptimizer, OfferedWhereAFullFineTuneDoesNotFit) {
+  const Scenario s = LoadScenario(ScenarioPath("tt_llama32_3b_full_packed"), {"model=llama2-7b"});
+  bool offered = false;
+  for (const FitSuggestion& f : SuggestFits(s))
+    for (const std::string& flag : f.overrides) offered |= flag == "training.optimizer=adamw_8bit";
+  EXPECT_TRUE(offered);
+}
+
+// Where the stack runs its own optimizer, shards it, or runs bitsandbytes
+// in no recipe: exit 2 with the accepted values.
+TEST(BnbOptimizer, RefusedWhereTheStackDoesNotRunIt) {
+  EXPECT_NE(LoadError("nemo_llama2_7b_sft", {"training.optimizer=adamw_8bit"})
+                .find("training.optimizer: \"adamw_8bit\" with stack \"nemo\", which steps its own Adam; accepted: "
+                      "adamw, or stack hf, llama-factory, unsloth"),
+            std::string::npos);
+  EXPECT_NE(LoadError("qwen_7b_full_zero3_2gpu", {"training.optimizer=paged_adamw_8bit"})
+                .find("with ZeRO stage 3, whose engine shards or offloads its own optimizer"),
+            std::string::npos);
+  EXPECT_NE(LoadError("lf_llama2_7b_lora_hf", {"training.optimizer=lion"})
+                .find("\"lion\" is not accepted (accepted: adamw, adamw_8bit, paged_adamw_8bit, paged_adamw_32bit)"),
+            std::string::npos);
+  EXPECT_NE(LoadError("tt_llama32_3b_full_packed", {"training.optimizer=adamw_8bit", "parallel.dp=2",
+                                                    "cluster.gpus_per_node=2", "parallel.zero=3",
+                                                    "training.global_batch=4"})
+                .find("training.optimizer: \"adamw_8bit\" with ZeRO stage 3"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace pf
