@@ -197,7 +197,7 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
     for (const char* key : {"seq_len", "tokens", "attention", "lora_rank", "lora_targets", "packing", "sample_len",
                             "padding", "sample_len_cv", "per_sample_attention", "transformers", "qlora_upcast",
                             "pure_bf16", "lora_dropout", "compile", "loss", "optimizer_in_backward",
-                            "offload_activations", "optimizer"})
+                            "offload_activations"})
       if (v.Has(key)) v.Get(key).Fail("given, but the model is a vision model (images, not token sequences)");
   } else if (v.Has("images")) {
     v.Get("images").Fail("given, but the model is a transformer: training.tokens sets the job's length");

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/base/error.h"
 #include "sim/model/compute_model.h"
 #include "sim/model/fit_suggestions.h"
 #include "sim/model/host_memory.h"
@@ -143,6 +144,13 @@ TEST(BnbOptimizer, RefusedWhereTheStackDoesNotRunIt) {
   EXPECT_NE(LoadError("qwen_7b_full_zero3_2gpu", {"training.optimizer=paged_adamw_8bit"})
                 .find("with ZeRO stage 3, whose engine shards or offloads its own optimizer"),
             std::string::npos);
+  std::string vision;
+  try {
+    LoadScenario(testing_util::kRoot + "/scenarios/resnet50_1xA100.yaml", {"training.optimizer=adamw_8bit"});
+  } catch (const InputError& e) {
+    vision = e.what();
+  }
+  EXPECT_NE(vision.find("training.optimizer: \"adamw_8bit\" with a vision model; accepted: adamw"), std::string::npos);
   EXPECT_NE(LoadError("lf_llama2_7b_lora_hf", {"training.optimizer=lion"})
                 .find("\"lion\" is not accepted (accepted: adamw, adamw_8bit, paged_adamw_8bit, paged_adamw_32bit)"),
             std::string::npos);
