@@ -402,6 +402,19 @@ TEST(ScenarioOverrides, AGpuWrittenInlineReplacesTheCatalogOne) {
   EXPECT_DOUBLE_EQ(s.cluster.node.gpu.memory.value(), 96.0 * (1 << 30));
 }
 
+// A GEMM may run above the datasheet peak (GeForce clocks above the rated
+// boost: the RTX 5090's 1.122) but not by more than a quarter; a training
+// rate is a share of the measured rates.
+TEST(ScenarioOverrides, AnInlineGpusGemmEfficiencyOutsideItsRangeIsRefused) {
+  const std::string base = "cluster.node.gpu={name: Next-GPU, peak: {bf16: 500TFLOP/s}, memory: 96GiB, "
+                           "memory_bandwidth: 3TB/s, pcie_gen: 5, sms: 120, ";
+  InputError high = LoadError({base + "gemm_efficiency: 1.4}"});
+  EXPECT_EQ(high.key(), "cluster.node.gpu.gemm_efficiency");
+  EXPECT_NE(std::string(high.what()).find("\"1.4\" must be in (0, 1.25]"), std::string::npos) << high.what();
+  InputError rate = LoadError({base + "training_rate: 1.1}"});
+  EXPECT_NE(std::string(rate.what()).find("\"1.1\" must be in (0, 1]"), std::string::npos) << rate.what();
+}
+
 TEST(ScenarioOverrides, AnInlineGpusAttentionRatioOutsideItsRangeIsRefused) {
   const std::string gpu = "cluster.node.gpu={name: Next-GPU, peak: {bf16: 500TFLOP/s}, memory: 96GiB, "
                           "memory_bandwidth: 3TB/s, pcie_gen: 5, sms: 120, attention_vs_gemm: {cudnn: 1.4}}";
