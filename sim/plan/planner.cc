@@ -61,6 +61,14 @@ std::string GpusOfNode(const Candidate& c) {
   return fmt::format("{} GPU{}", g, g == 1 ? "" : "s");
 }
 
+std::string PriceLine(const Candidate& c) {
+  const int taken = c.gpus / std::max(1, c.nodes);
+  if (c.box_gpus > taken)
+    return fmt::format("{:.2f} USD an hour for {} of a node's {} GPUs ({})", c.per_node_hour, GpusOfNode(c),
+                       c.box_gpus, c.price_source);
+  return fmt::format("{:.2f} USD per node-hour, {} a node ({})", c.per_node_hour, GpusOfNode(c), c.price_source);
+}
+
 std::string Candidate::Layout() const { return LayoutName(parallel, micro_batch, recompute); }
 
 Plan MakePlan(const PlanOptions& o) {
@@ -159,9 +167,8 @@ Plan MakePlan(const PlanOptions& o) {
       c.node = node, c.nodes = s.cluster.nodes, c.gpus = s.cluster.gpus(), c.parallel = s.parallel;
       c.micro_batch = s.training.micro_batch, c.recompute = s.training.recompute;
       c.per_node_hour = per_node_hour;
-      c.price_source = own_price ? "the scenario's price"
-                       : share < per_node ? fmt::format("{} ({} of its {} GPUs)", price.source, share, per_node)
-                                          : price.source;
+      c.box_gpus = per_node;
+      c.price_source = own_price ? "the scenario's price" : price.source;
       c.screen = ScreenStep(s);
       const double steps = std::ceil(s.training.job_tokens / s.training.tokens_per_step());
       c.screen_wall_s = c.screen.step.value() * steps;
@@ -298,8 +305,7 @@ std::string RenderPlan(const PlanOptions& o, const Plan& p) {
   auto shell = [](const std::string& f) { return f.find(' ') == std::string::npos ? f : "'" + f + "'"; };
   for (const std::string& f : o.sets) flags += " --set " + shell(f);
   for (const std::string& f : r.overrides) flags += " --set " + shell(f);
-  out += "    - price: " + fmt::format("{:.2f} USD per node-hour, {} a node ({})\n", r.per_node_hour,
-                                     GpusOfNode(r), r.price_source);
+  out += "    - price: " + PriceLine(r) + "\n";
   out += "    - run it: build/simulate " + o.scenario + flags + "\n";
   return out;
 }

@@ -34,6 +34,7 @@ struct Candidate {
   int micro_batch = 0;
   Recompute recompute = Recompute::kNone;
   double per_node_hour = 0;
+  int box_gpus = 0;  // the GPUs of the node type it rents (all of them, or a share)
   std::string price_source;
   Bytes memory, capacity;               // per GPU, the fullest stage, and the GPU's
   ScreenEstimate screen;
@@ -47,6 +48,9 @@ struct Candidate {
 
 // "8 GPUs", "1 GPU": the GPUs a candidate rents of each node.
 std::string GpusOfNode(const Candidate& c);
+// Its price as the recommendation states it: per node-hour for whole
+// boxes, per hour of the share otherwise, and the source.
+std::string PriceLine(const Candidate& c);
 
 struct Plan {
   long long screened = 0, valid = 0, fit = 0, meet = 0;

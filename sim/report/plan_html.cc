@@ -233,8 +233,7 @@ std::string RenderPlanHtml(const PlanOptions& o, const Plan& p) {
     const Candidate& r = p.simulated[*p.recommended];
     h += fmt::format("<h2>Recommendation: {} x {}, {}</h2>\n<ul>\n", r.nodes, HtmlEscape(r.node), HtmlEscape(r.Layout()));
     for (const std::string& why : p.reasons) h += "<li>" + HtmlEscape(why) + "</li>\n";
-    h += "<li>price: " + HtmlEscape(fmt::format("{:.2f} USD per node-hour, {} a node ({})", r.per_node_hour,
-                                             GpusOfNode(r), r.price_source)) + "</li>\n</ul>\n";
+    h += "<li>price: " + HtmlEscape(PriceLine(r)) + "</li>\n</ul>\n";
   } else {
     h += "<h2>No simulated candidate meets the constraints</h2>\n";
   }

@@ -63,7 +63,7 @@ check "sharded as torchtune shards" grep -qE "ZeRO-(2|3) mb" tt.txt
 "$SIM" plan "$TT" --deadline 30d --gpus A100 --max-gpus 16 >tt2.txt 2>err.txt; rc=$?
 check "a batch of 2 plans on a share of a box ($(head -c 200 err.txt))" test $rc -eq 0
 check "on 1 or 2 of its GPUs" grep -qE "run it: .*cluster.gpus_per_node=(1|2) " tt2.txt
-check "priced for the share" grep -qE "per node-hour, (1 GPU|2 GPUs) a node .*of its 8 GPUs\)" tt2.txt
+check "priced for the share" grep -qE "USD an hour for (1 GPU|2 GPUs) of a node.s 8 GPUs \(" tt2.txt
 cmd=$(sed -n 's/.*run it: build\/simulate //p' tt.txt)
 step=$(grep -m1 "^  1    " tt.txt | grep -oE "[0-9]+\.[0-9]+s" | head -1)
 got=$(eval "\"$SIM\" $cmd" | awk '/step time/ {print $3}')
