@@ -233,6 +233,17 @@ void Header(std::string& o, const Scenario& s) {
                          ? fmt::format("{} per-sample (samples of {} tokens)", ToString(t.attention), t.attention_span())
                          : std::string(ToString(t.attention)),
                      t.method == Method::kFull ? "" : fmt::format(", LoRA rank {}", t.lora_rank));
+  // FlashAttention-2 runs on Ampere and later, the parts with a bf16
+  // tensor rate (flash-attn's README: "FlashAttention-2 currently
+  // supports: Ampere, Ada, or Hopper GPUs ... Support for Turing GPUs (T4,
+  // RTX 2080) is coming soon");
+  // before them PyTorch's SDPA (or xformers, under Unsloth) runs a
+  // memory-efficient kernel, whose memory is flash's and whose rate has no
+  // measurement here.
+  if (m.kind != ModelKind::kVision && t.attention == Attention::kFlash && !(s.cluster.node.gpu.peak_bf16.value() > 0))
+    o += fmt::format("  note       {} predates FlashAttention-2 (Ampere and later): PyTorch SDPA or xformers runs "
+                     "a memory-efficient kernel there, costed at FlashAttention-2's rate\n",
+                     s.cluster.node.gpu.name);
   if (m.kind != ModelKind::kVision) o += StackLine(s);
 }
 

@@ -129,6 +129,17 @@ TEST(StackKernels, ShortKernelsWaitForTheHost) {
   EXPECT_GE(c.fwd.seconds.value(), host * s.model.layers);
 }
 
+// FlashAttention-2 needs Ampere or later: on a GPU without a bf16 rate (T4,
+// V100) the report says what runs instead and how it is costed.
+TEST(StackKernels, AFlashKernelBeforeAmpereIsNamedForWhatRuns) {
+  const std::string note = "predates FlashAttention-2 (Ampere and later): PyTorch SDPA or xformers runs";
+  const Scenario t4 = LoadScenario(ScenarioPath("lf_llama2_7b_lora_hf_fa2"),
+                                   {"cluster.node.gpu=T4", "training.precision=fp16"});
+  const Scenario a100 = LoadScenario(ScenarioPath("lf_llama2_7b_lora_hf_fa2"));
+  EXPECT_NE(RenderText(Simulate(t4)).find("T4 " + note), std::string::npos);
+  EXPECT_EQ(RenderText(Simulate(a100)).find(note), std::string::npos);
+}
+
 // Where the host binds, the step says how much of compute is the GPU
 // waiting for it: Qwen's 256-token LoRA row (1.2 s a step published, 0.84 s
 // while the host was charged a bare op's 7 us) about a quarter, the same at
