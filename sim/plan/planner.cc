@@ -148,11 +148,16 @@ Plan MakePlan(const PlanOptions& o) {
     for (Scenario& s : candidates)
       if (own.ep_overlap) s.parallel.ep_overlap = true, DropSwitchesOfOtherLayouts(s.parallel, s.training.recompute);
     // Per node as the base rents it: the scenario's own price for its own
-    // node (ParsePrice scales a per-GPU rate by the GPUs taken), else the
-    // node's cheapest offer, for the share of the box taken.
+    // node, else the node's cheapest offer, for the share of the box taken.
+    // ParsePrice scales a per-GPU rate by the GPUs taken; a per-node rate is
+    // an offer's whole box, or what the scenario's own GPUs of it cost.
     const bool own_price = scenario.cluster.node.name == node && scenario.price.enabled;
+    const Rate* own_rate = own_price ? &base.price.rate() : nullptr;
     const double per_node_hour =
-        own_price ? base.price.rate().per_node_hour.value() : price.per_node_hour * share / per_node;
+        !own_price  ? price.per_node_hour * share / per_node
+        : own_rate->per_gpu ? own_rate->per_node_hour.value()
+                       : own_rate->per_node_hour.value() * share /
+                             (scenario.price.offer.empty() ? scenario.cluster.node.gpus_per_node : per_node);
     for (Scenario& s : candidates) {
       ++plan.screened;
       if (Validate(s)) continue;

@@ -64,6 +64,13 @@ check "sharded as torchtune shards" grep -qE "ZeRO-(2|3) mb" tt.txt
 check "a batch of 2 plans on a share of a box ($(head -c 200 err.txt))" test $rc -eq 0
 check "on 1 or 2 of its GPUs" grep -qE "run it: .*cluster.gpus_per_node=(1|2) " tt2.txt
 check "priced for the share" grep -qE "USD an hour for (1 GPU|2 GPUs) of a node.s 8 GPUs \(" tt2.txt
+# The scenario's own per-node-hour price is for the GPUs it takes (1 of
+# the box): a 2-GPU share of the same box costs twice as much an hour.
+"$SIM" plan "$TT" --deadline 7d --gpus H100 --max-gpus 16 --set cluster.node=h100-sxm-8x \
+  --set 'price={per_node_hour: 16USD}' >tt3.txt 2>err.txt; rc=$?
+check "an own per-node price plans on shares ($(head -c 200 err.txt))" test $rc -eq 0
+rate2=$(awk '$2 == "h100-sxm-8x" && $4 == 2 && $13 == "h" {printf "%.0f", $14 / $12; exit}' tt3.txt)
+check "a 2-GPU share at twice the 1-GPU rate (${rate2} USD/h)" test "$rate2" = "32"
 cmd=$(sed -n 's/.*run it: build\/simulate //p' tt.txt)
 step=$(grep -m1 "^  1    " tt.txt | grep -oE "[0-9]+\.[0-9]+s" | head -1)
 got=$(eval "\"$SIM\" $cmd" | awk '/step time/ {print $3}')
