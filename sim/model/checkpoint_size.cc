@@ -30,7 +30,10 @@ CheckpointSize SizeOfCheckpoint(const Scenario& s) {
   const double params = SavedParams(s);
   CheckpointSize c;
   c.weights = Bytes(params * ElementBytes(s.training.precision));
-  c.optimizer = Bytes(params * OptimizerStateBytes(s.training.precision));
+  // The optimizer's states as it keeps them (memory_model.h
+  // OptimizerStates: pure bf16's and bitsandbytes' moments included).
+  c.optimizer = s.model.kind == ModelKind::kVision ? Bytes(params * OptimizerStateBytes(s.training.precision))
+                                                   : OptimizerStates(s);
   const int gpus = s.cluster.gpus();
   const double shards = double(p.tp) * p.pp;  // model shards, each held by a DP group
   c.per_gpu.assign(gpus, 0);

@@ -86,7 +86,8 @@ Seconds OptimizerTime(const Scenario& s, double params) {
   const TrainingSpec& t = s.training;
   // Adam with fp32 master weights, or on bf16 state, and the stack's
   // gradient scaling: bytes per parameter in stack.cc.
-  const Bytes moved(params * StepBytesPerParam(t));
+  // (The Trainer's embedding under an 8-bit optimizer moves fp32 moments.)
+  const Bytes moved(params * StepBytesPerParam(t) + 2 * WideMomentBytes(s));
   const Seconds stream =
       kKernelOverhead + moved / (g.memory_bandwidth * (kHbmEfficiency * s.calibration.training_kernel_efficiency));
   if (!BnbOptimizer(t)) return stream;

@@ -118,7 +118,9 @@ std::vector<FitSuggestion> SuggestFits(const Scenario& s) {
   std::vector<FitSuggestion> out;
   for (const auto& c : candidates) {
     MemoryBreakdown m = EstimateMemory(c.sc);
-    if (m.fits && !Validate(c.sc)) out.push_back({c.change, c.flags, m.total});
+    // Paged optimizer states fill what the GPU has free: the rest is what
+    // the change needs.
+    if (m.fits && !Validate(c.sc)) out.push_back({c.change, c.flags, m.total - PagedResident(m)});
   }
   // Combine recompute with each other change when no single change suffices.
   if (out.empty() && s.training.recompute != Recompute::kFull) {

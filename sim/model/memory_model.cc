@@ -180,8 +180,10 @@ bool GradientsFreedAfterStep(const Scenario& sc) {
 // (optim="adamw_torch": torch.optim.AdamW, foreach on CUDA): stacks hf and
 // llama-factory without DeepSpeed ZeRO, whose engine steps its own fused
 // Adam. The FSDP recipes differ (llm-foundry's DecoupledAdamW loops over
-// the parameters, TorchTitan's AdamW is fused) and Unsloth's guides run
-// bitsandbytes' 8-bit AdamW, so those stacks keep their states as they are.
+// the parameters, TorchTitan's AdamW is fused), Unsloth's guides pick
+// bitsandbytes' 8-bit AdamW (training.optimizer: adamw_8bit), and
+// bitsandbytes steps a tensor at a time: none of them holds this
+// temporary.
 // Measured: fms-acceleration's full fine-tune of Mistral-7B in pure bf16
 // on one A100 peaks at 72.43 GB allocated at batch 4 and batch 8 alike
 // (refs/a100_80gb.csv @ 876e2ed), 10.0 B a parameter: weights, gradients,
@@ -220,9 +222,12 @@ double StateBytesPerParam(const TrainingSpec& t, bool bf16_params) {
 }
 
 // A paged bitsandbytes optimizer's moments of `trained` parameters move
-// out of PyTorch's allocator into unified memory (optimizer.h PagedShare).
+// out of PyTorch's allocator into unified memory (optimizer.h PagedShare),
+// the embedding's fp32 ones with them (the absmax blocks stay).
 void PageStates(const Scenario& sc, double trained, MemoryBreakdown& r) {
-  const Bytes paged(trained * PagedShare(sc) * BnbPagedBytes(sc.training));
+  const double per_param = BnbPagedBytes(sc.training);
+  const Bytes paged(trained * PagedShare(sc) * per_param +
+                    (per_param > 0 ? Fp32MomentParams(sc) * (8 - per_param) : 0));
   r.optimizer -= paged;
   r.paged_optimizer = paged;
 }
@@ -257,7 +262,7 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
     r.gradients = Bytes(sharded(GradientBytes(t), p.zero >= 2));  // fp32 under Megatron's bf16 (stack.h)
     // pure_bf16: Adam's two moments in bf16, no master copy (8 B a
     // parameter with the weights and gradients).
-    r.optimizer = Bytes(sharded(StateBytesPerParam(t, t.pure_bf16), p.zero >= 1));
+    r.optimizer = Bytes(sharded(StateBytesPerParam(t, t.pure_bf16), p.zero >= 1) + WideMomentBytes(sc));
     PageStates(sc, base, r);
     r.optimizer_step = Bytes(sharded(ForeachAdamTemp(sc), p.zero >= 1));
     // Stepped in the backward, each gradient lives from its accumulation
@@ -455,6 +460,12 @@ double OffloadedActivationBytes(const Scenario& s) {
     most = std::max(most, LayersOfStage(s.model, p, stage) *
                               LayerActivationBytes(s.model, s.training, p.tp, p.sp, p.etp()));
   return most;
+}
+
+Bytes OptimizerStates(const Scenario& s) {
+  const TrainingSpec& t = s.training;
+  const bool bf16_params = t.method == Method::kFull ? t.pure_bf16 : Bf16Adapters(t);
+  return Bytes(TrainableParams(s) * StateBytesPerParam(t, bf16_params) + WideMomentBytes(s));
 }
 
 double LayerWeightBytes(Method m, Precision p) { return m == Method::kQlora ? kNf4Bytes : ElementBytes(p); }

@@ -85,10 +85,12 @@ inline constexpr double kThinHeadroom = 0.05;
 // Of `m`'s paged optimizer states, those on the GPU: they fill what it has
 // free, and what else needs room evicts more of them rather than failing.
 inline Bytes PagedResident(const MemoryBreakdown& m) { return m.paged_optimizer - m.paged_evicted; }
-// Whether `m` fits with at least kThinHeadroom of the GPU to spare, besides
-// the paged states it holds.
+// What the GPU has to spare: its memory less the total, and the paged
+// states on it, which make room for the rest.
+inline Bytes Spare(const MemoryBreakdown& m) { return m.capacity - m.total + PagedResident(m); }
+// Whether `m` fits with at least kThinHeadroom of the GPU to spare.
 inline bool FitsWithHeadroom(const MemoryBreakdown& m) {
-  return m.fits && (m.capacity - m.total + PagedResident(m)).value() >= kThinHeadroom * m.capacity.value();
+  return m.fits && Spare(m).value() >= kThinHeadroom * m.capacity.value();
 }
 
 // Activation bytes one transformer layer saves for backward, per
@@ -105,6 +107,11 @@ inline constexpr int kOffloadStash = 5;
 // The checkpoints one GPU offloads to host memory for one micro-batch's
 // backward (training.offload_activations): every layer's of its stage.
 double OffloadedActivationBytes(const Scenario& s);
+
+// The optimizer's states of every trained parameter, unsharded (what a
+// checkpoint saves of them): mixed precision's fp32 master copy and the
+// moments as the optimizer keeps them (pure bf16, bitsandbytes' 8-bit).
+Bytes OptimizerStates(const Scenario& s);
 
 // Bytes per parameter of the (frozen or trained) transformer-layer weights:
 // 2 (bf16/fp16/fp8), 4 (tf32/fp32), or 4.127 bits for QLoRA's NF4 base.

@@ -1,6 +1,7 @@
 #include "sim/model/optimizer.h"
 
 #include "sim/model/model_math.h"
+#include "sim/model/moe.h"
 #include "sim/model/stack.h"
 
 namespace pf {
@@ -61,6 +62,14 @@ double PagedShare(const Scenario& s) {
   return all > 0 ? paged / all : 0;
 }
 
+double Fp32MomentParams(const Scenario& s) {
+  const TrainingSpec& t = s.training;
+  if (!EightBit(t) || !OnHfTrainer(t.stack) || t.method != Method::kFull) return 0;
+  return CountParams(s.model).embedding;
+}
+
+double WideMomentBytes(const Scenario& s) { return Fp32MomentParams(s) * (8 - BnbMomentBytes(s.training)); }
+
 int TrainedTensors(const Scenario& s) {
   const ModelSpec& m = s.model;
   const TrainingSpec& t = s.training;
@@ -68,7 +77,12 @@ int TrainedTensors(const Scenario& s) {
   // A block's linear layers (each with its bias where the model has them)
   // and its two norms (weight, and bias for LayerNorm); the embedding, the
   // final norm and an untied LM head.
-  const int linear = LinearModulesPerBlock(m, TraitsOf(t.stack)) * (m.bias ? 2 : 1);
+  // A mixture of experts: the attention's four, the router and each
+  // routed and shared expert's matrices (LinearModulesPerBlock counts the
+  // sparse block as one ZeRO-3 module).
+  const int dense = LinearModulesPerBlock(m, TraitsOf(t.stack));
+  const int moe = 4 + 1 + (m.moe.experts + m.moe.shared_experts) * FfnMatrices(m);
+  const int linear = (m.moe.enabled() ? moe : dense) * (m.bias ? 2 : 1);
   const int norms = 2 * (m.layernorm ? 2 : 1);
   return (linear + norms) * m.layers + 1 + (m.layernorm ? 2 : 1) + (m.tied_embeddings ? 0 : 1);
 }

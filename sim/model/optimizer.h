@@ -31,6 +31,16 @@ double BnbPagedBytes(const TrainingSpec& t);
 // LoRA's adapters, the A and B matrices of rank x width >= 1e5 elements.
 double PagedShare(const Scenario& s);
 
+// Trained parameters an 8-bit bitsandbytes optimizer keeps at fp32 moments
+// (8 B): under the Trainer (stacks hf, llama-factory, unsloth), every
+// nn.Embedding's weight (transformers Trainer.create_optimizer: when
+// optim_bits is 8, "manager.register_module_override(module, "weight",
+// {"optim_bits": 32})" for each nn.Embedding); torchtune registers none.
+// Only full fine-tunes train the embedding; 0 otherwise.
+double Fp32MomentParams(const Scenario& s);
+// The bytes those fp32 moments add to the 8-bit ones.
+double WideMomentBytes(const Scenario& s);
+
 // Trained parameter tensors one GPU updates each step: a bitsandbytes
 // kernel, and a synchronisation, each.
 int TrainedTensors(const Scenario& s);

@@ -3,6 +3,7 @@
 
 #include "sim/model/kbit_upcast.h"
 #include "sim/model/known_gaps.h"
+#include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
 #include "sim/model/padding.h"
 #include "sim/model/stack.h"
@@ -88,7 +89,7 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
     j["scenario"]["storage"].push_back({{"name", t.name}, {"kind", ToString(t.kind)}, {"servers", t.servers},
                                         {"read_bps", t.read.value()}, {"write_bps", t.write.value()}});
   j["memory"] = {{"per_gpu_bytes", m.total.value()}, {"capacity_bytes", m.capacity.value()},
-                 {"fits", m.fits}, {"stage", m.stage}, {"spare_bytes", (m.capacity - m.total).value()},
+                 {"fits", m.fits}, {"stage", m.stage}, {"spare_bytes", Spare(m).value()},
                  {"weights_bytes", m.weights.value()}, {"gradients_bytes", m.gradients.value()},
                  {"optimizer_bytes", m.optimizer.value()},
                  {"activations_bytes", m.activations.value()}, {"logits_bytes", m.logits.value()},

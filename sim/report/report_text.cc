@@ -6,6 +6,7 @@
 #include "sim/model/known_gaps.h"
 #include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
+#include "sim/model/optimizer.h"
 #include "sim/model/padding.h"
 #include "sim/model/stack.h"
 #include "sim/model/stack_kernels.h"
@@ -51,7 +52,13 @@ std::string LossName(Loss loss) {
 
 // The optimizer that steps: the stack's AdamW, or bitsandbytes'
 // (model/optimizer.h).
-std::string OptimizerName(const TrainingSpec& t, const StackTraits& st) {
+std::string OptimizerName(const Scenario& s, const StackTraits& st) {
+  const TrainingSpec& t = s.training;
+  // LoRA's adapters of under 1e5 elements are not paged (optimizer.h).
+  if (BnbPagedBytes(t) > 0 && PagedShare(s) == 0)
+    return fmt::format("bitsandbytes paged {} AdamW (no tensor large enough to page; a tensor at a time, each "
+                       "synchronised)",
+                       t.optimizer == OptimizerChoice::kPagedAdamw8bit ? "8-bit" : "32-bit");
   switch (t.optimizer) {
     case OptimizerChoice::kAdamw: return st.optimizer == OptimizerImpl::kFused ? "fused Adam" : "foreach Adam";
     case OptimizerChoice::kAdamw8bit: return "bitsandbytes 8-bit AdamW (a tensor at a time, each synchronised)";
@@ -71,7 +78,7 @@ std::string StackLine(const Scenario& s) {
                               st.kernels == Kernels::kEager ? "eager (one per tensor op)"
                               : t.compile                   ? "compiled (torch.compile per layer)"
                                                             : "fused",
-                              OptimizerName(t, st),
+                              OptimizerName(s, st),
                               GradientBytes(t) > ElementBytes(t.precision) ? ", fp32 gradients" : "",
                               st.gather == Zero3Gather::kPerBlock ? "block" : "module",
                               LossName(LossOf(t)),
@@ -265,11 +272,16 @@ void SuggestionLines(std::string& o, const std::string& heading, const std::vect
 }
 
 void MemoryTable(std::string& o, const MemoryBreakdown& m, const std::vector<FitSuggestion>& sug) {
-  const Bytes spare = m.capacity - m.total;
+  const Bytes spare = Spare(m);
+  const Bytes resident = PagedResident(m);
   o += fmt::format("\nMemory per GPU (pipeline stage {}): {}  {} of {} ({:.0f}%){}\n", m.stage,
                    m.fits ? "FITS" : "DOES NOT FIT", Gib(m.total), Gib(m.capacity),
                    100 * m.total.value() / m.capacity.value(),
-                   m.fits ? ", " + Gib(spare) + " to spare" : "");
+                   !m.fits ? ""
+                   : resident.value() > 0
+                       ? fmt::format(", {} to spare ({} of it held by paged optimizer states, which make room)",
+                                     Gib(spare), Gib(resident))
+                       : ", " + Gib(spare) + " to spare");
   // Under kThinHeadroom of the GPU to spare, what the estimate holds at a
   // typical figure decides: the allocator's reserve (5% counted; 10-35%
   // of peak cached with shapes that vary, tests/data/memory_overheads.md,
@@ -280,7 +292,7 @@ void MemoryTable(std::string& o, const MemoryBreakdown& m, const std::vector<Fit
   if (m.fits && !FitsWithHeadroom(m))
     o += fmt::format("  warning: only {:.1f}% to spare; fragmentation (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
                      "limits it), extra NCCL communicators or a longer sample can exceed it\n",
-                     100 * (spare + PagedResident(m)).value() / m.capacity.value());
+                     100 * spare.value() / m.capacity.value());
   else if (m.fits && m.paged_evicted.value() > 0)
     o += "  note: the paged optimizer states fill the GPU's free memory; more activations evict more of them "
          "(slower steps) instead of running out\n";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -197,7 +198,7 @@ GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
     double e = v.Get(key).Number();
     const double most = std::string(key) == "training_rate" ? 1 : kMostGemmEfficiency;
     if (!(e > 0 && e <= most))
-      v.Get(key).Fail("\"" + v.Get(key).Str() + "\" must be in (0, " + (most == 1 ? "1" : "1.25") + "]");
+      v.Get(key).Fail("\"" + v.Get(key).Str() + "\" must be in (0, " + (std::ostringstream() << most).str() + "]");
     const std::string k = key;
     (k == "gemm_efficiency" ? g.gemm_efficiency : k == "gemm_efficiency_fp8" ? g.gemm_efficiency_fp8 : g.training_rate) = e;
   }

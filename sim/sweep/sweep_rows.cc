@@ -13,6 +13,7 @@
 
 #include "sim/base/error.h"
 #include "sim/job/simulate.h"
+#include "sim/model/memory_model.h"
 #include "sim/scenario/scenario_loader.h"
 
 namespace pf {
@@ -52,7 +53,7 @@ Row Evaluate(const std::string& path, std::vector<std::string> sets, const std::
     row.Set("per_gpu_gib", r.memory.total.value() / kGiB);
     // The headroom the report's verdict states, where the job fits, and
     // what nvidia-smi would show (the total and the allocator's cache).
-    if (r.memory.fits) row.Set("spare_gib", (r.memory.capacity - r.memory.total).value() / kGiB);
+    if (r.memory.fits) row.Set("spare_gib", Spare(r.memory).value() / kGiB);
     row.Set("observed_gib", r.memory.observed.value() / kGiB);
     row.Set("host_gib", r.host.total.value() / kGiB);
     if (!r.step) {

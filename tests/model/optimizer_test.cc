@@ -7,12 +7,14 @@
 #include <gtest/gtest.h>
 
 #include "sim/base/error.h"
+#include "sim/model/checkpoint_size.h"
 #include "sim/model/compute_model.h"
 #include "sim/model/fit_suggestions.h"
 #include "sim/model/host_memory.h"
 #include "sim/model/memory_model.h"
 #include "sim/model/model_math.h"
 #include "sim/model/optimizer.h"
+#include "sim/model/stack.h"
 #include "sim/scenario/scenario_loader.h"
 #include "tests/job/stack_test_util.h"
 #include "tests/test_util.h"
@@ -80,13 +82,20 @@ TEST(BnbOptimizer, PagedStatesLeaveTheAllocatorAndEvictWhatDoesNotFit) {
   EXPECT_NEAR((OptimizerTime(s4, params) - OptimizerTime(s1, params)).value(),
               (m4.paged_evicted - m1.paged_evicted).value() / rate, 1e-6);
   // Unpaged, the same 8-bit moments stay live; paged, only their block
-  // scales do.
+  // scales do. The Trainer keeps the embedding's moments in fp32 (8 B:
+  // Trainer.create_optimizer's optim_bits 32 override on nn.Embedding),
+  // paged with the rest.
   const MemoryBreakdown live8 = EstimateMemory(load(4, "adamw_8bit"));
   const MemoryBreakdown paged8 = EstimateMemory(load(4, "paged_adamw_8bit"));
-  EXPECT_NEAR(live8.optimizer.value(), params * (2 + 8.0 / 256), 1);
-  EXPECT_NEAR(paged8.optimizer.value(), params * 8.0 / 256, 1);
-  EXPECT_NEAR(paged8.paged_optimizer.value(), params * 2, 1);
+  const double embedding = CountParams(s4.model).embedding;
+  EXPECT_NEAR(live8.optimizer.value(), params * (2 + 8.0 / 256) + embedding * (8 - 2 - 8.0 / 256), 1);
+  EXPECT_NEAR(paged8.optimizer.value(), params * 8.0 / 256 - embedding * 8.0 / 256, 1);
+  EXPECT_NEAR(paged8.paged_optimizer.value(), params * 2 + embedding * 6, 1);
   EXPECT_EQ(paged8.paged_evicted.value(), 0);
+  // torchtune registers no override.
+  const Scenario tt = LoadScenario(ScenarioPath("tt_llama32_3b_full_packed"), {"training.optimizer=adamw_8bit"});
+  EXPECT_EQ(Fp32MomentParams(tt), 0);
+  EXPECT_EQ(Fp32MomentParams(load(4, "adamw_8bit")), embedding);
 }
 
 // LoRA's adapters page only their matrices of 1e5 elements or more
@@ -108,18 +117,36 @@ TEST(BnbOptimizer, AdaptersPageOnlyTheirLargeMatrices) {
 // o, gate, up, down and two norms a layer; the embedding, the final norm,
 // the untied LM head), each adding the host's issue and the wait.
 TEST(BnbOptimizer, StepsOneTensorAtATime) {
-  const Scenario fused = LoadScenario(ScenarioPath("lf_llama2_7b_lora_hf"), {"training.method=full"});
+  const Scenario foreach_adamw = LoadScenario(ScenarioPath("lf_llama2_7b_lora_hf"), {"training.method=full"});
   const Scenario bnb =
       LoadScenario(ScenarioPath("lf_llama2_7b_lora_hf"), {"training.method=full", "training.optimizer=adamw_8bit"});
   EXPECT_EQ(TrainedTensors(bnb), 291);
   const double params = CountParams(bnb.model).total(bnb.model.layers);
-  // The kernel moves the fp32 parameter (autocast) twice, its fp32
-  // gradient once and both 8-bit moments twice: 16.06 B, against fused
-  // Adam's 30; the tensors' 291 issues and waits come on top.
+  // Under autocast the kernel moves the fp32 parameter twice, its
+  // gradient once and both 8-bit moments twice (16.06 B with fp32
+  // gradients), where the Trainer's foreach AdamW moves 84; the time per
+  // parameter goes as the bytes (the fixed parts cancel in the
+  // difference).
+  const TrainingSpec& t = bnb.training;
+  EXPECT_DOUBLE_EQ(StepBytesPerParam(t), 2 * 4 + GradientBytes(t) + 2 * (2 + 8.0 / 256));
+  auto per_param = [&](const Scenario& s) { return (OptimizerTime(s, params) - OptimizerTime(s, params / 2)).value(); };
+  EXPECT_NEAR(per_param(bnb) / per_param(foreach_adamw), StepBytesPerParam(t) / StepBytesPerParam(foreach_adamw.training),
+              1e-9);
+  // Mixed precision keeps its fp32 master copy (4 B) beside the moments.
+  EXPECT_NEAR(EstimateMemory(bnb).optimizer.value(),
+              params * (4 + 2 + 8.0 / 256) + CountParams(bnb.model).embedding * (8 - 2 - 8.0 / 256), 1);
+  // A checkpoint saves the states as the optimizer keeps them.
+  EXPECT_DOUBLE_EQ(SizeOfCheckpoint(bnb).optimizer.value(), OptimizerStates(bnb).value());
+  EXPECT_NEAR(OptimizerStates(bnb).value(), EstimateMemory(bnb).optimizer.value(), 1);
+  // The tensors' 291 issues and waits come on top.
   const Seconds serial = BnbSecondsPerTensor() * 291.0;
   EXPECT_NEAR(serial.value(), 291 * (23.5e-6 + 6.95e-6), 1e-9);
-  EXPECT_LT(OptimizerTime(bnb, params), OptimizerTime(fused, params));
   EXPECT_GT(OptimizerTime(bnb, params).value(), serial.value());
+  // A mixture of experts steps every expert's matrices: Mixtral's layer
+  // has q, k, v, o, the router, 8 experts x 3 and two norms.
+  const Scenario mixtral = LoadScenario(ScenarioPath("lf_llama2_7b_lora_hf"),
+                                        {"model=mixtral-8x7b", "training.method=full", "training.optimizer=adamw_8bit"});
+  EXPECT_EQ(TrainedTensors(mixtral), 32 * (4 + 1 + 8 * 3 + 2) + 3);
   // LoRA's step: A and B of each adapted linear layer (7 a layer).
   EXPECT_EQ(TrainedTensors(LoadScenario(ScenarioPath("lf_llama2_7b_lora_hf"), {"training.optimizer=adamw_8bit"})),
             32 * 7 * 2);
