@@ -211,11 +211,12 @@ bool DdpBuckets(const Scenario& sc) {
 // Optimizer state bytes per trained parameter: mixed precision's fp32
 // master copy (OptimizerBytes less the two fp32 moments; none in tf32 and
 // fp32, whose weights are the master) and the moments; with 16-bit
-// parameters (`bf16_params`: pure bf16, torchtune's adapters) no master
-// and the moments in the parameters' dtype, 2 B each. A bitsandbytes
-// optimizer updates the parameters themselves with moments of its own
-// (model/optimizer.h).
-double StateBytesPerParam(const TrainingSpec& t, bool bf16_params) {
+// parameters (stack.h Bf16TrainedParams: pure bf16, torchtune's adapters)
+// no master and the moments in the parameters' dtype, 2 B each. A
+// bitsandbytes optimizer updates the parameters themselves with moments of
+// its own (model/optimizer.h).
+double StateBytesPerParam(const TrainingSpec& t) {
+  const bool bf16_params = Bf16TrainedParams(t);
   const double master = bf16_params ? 0 : OptimizerBytes(t.precision) - 8;
   if (BnbOptimizer(t)) return master + BnbMomentBytes(t);
   return bf16_params ? 4 : OptimizerBytes(t.precision);
@@ -262,7 +263,7 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
     r.gradients = Bytes(sharded(GradientBytes(t), p.zero >= 2));  // fp32 under Megatron's bf16 (stack.h)
     // pure_bf16: Adam's two moments in bf16, no master copy (8 B a
     // parameter with the weights and gradients).
-    r.optimizer = Bytes(sharded(StateBytesPerParam(t, t.pure_bf16), p.zero >= 1) + WideMomentBytes(sc));
+    r.optimizer = Bytes(sharded(StateBytesPerParam(t), p.zero >= 1) + WideMomentBytes(sc));
     PageStates(sc, base, r);
     r.optimizer_step = Bytes(sharded(ForeachAdamTemp(sc), p.zero >= 1));
     // Stepped in the backward, each gradient lives from its accumulation
@@ -294,7 +295,7 @@ void StatesMemory(const Scenario& sc, int stage, MemoryBreakdown& r) {
   // adapters under pure bf16, 4 + 4 + 8, are mixed precision's 2 + 2 + 12.
   const bool bf16 = Bf16Adapters(t);
   r.gradients = Bytes(adapters * (bf16 ? e : GradientBytes(t)));
-  r.optimizer = Bytes(adapters * StateBytesPerParam(t, bf16) / (p.zero >= 1 ? dp : 1));
+  r.optimizer = Bytes(adapters * StateBytesPerParam(t) / (p.zero >= 1 ? dp : 1));
   PageStates(sc, adapters, r);
   r.optimizer_step = Bytes(adapters * ForeachAdamTemp(sc) / (p.zero >= 1 ? dp : 1));
   if (p.offload != Offload::kNone) r.optimizer = r.optimizer_step = Bytes(0);  // the adapters' states in host memory
@@ -464,8 +465,7 @@ double OffloadedActivationBytes(const Scenario& s) {
 
 Bytes OptimizerStates(const Scenario& s) {
   const TrainingSpec& t = s.training;
-  const bool bf16_params = t.method == Method::kFull ? t.pure_bf16 : Bf16Adapters(t);
-  return Bytes(TrainableParams(s) * StateBytesPerParam(t, bf16_params) + WideMomentBytes(s));
+  return Bytes(TrainableParams(s) * StateBytesPerParam(t) + WideMomentBytes(s));
 }
 
 double LayerWeightBytes(Method m, Precision p) { return m == Method::kQlora ? kNf4Bytes : ElementBytes(p); }

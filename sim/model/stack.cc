@@ -173,12 +173,14 @@ bool Bf16Adapters(const TrainingSpec& t) {
   return t.method != Method::kFull && t.pure_bf16 && t.stack == Stack::kTorchtune;
 }
 
+bool Bf16TrainedParams(const TrainingSpec& t) {
+  return t.method == Method::kFull ? t.pure_bf16 : Bf16Adapters(t);
+}
+
 double StepBytesPerParam(const TrainingSpec& t) {
   const StackTraits& st = TraitsOf(t.stack);
   const double g = GradientBytes(t);
-  // Pure bf16 trains 16-bit parameters: the whole model's, or torchtune's
-  // adapters.
-  const bool bf16_params = t.pure_bf16 && (t.method == Method::kFull || Bf16Adapters(t));
+  const bool bf16_params = Bf16TrainedParams(t);
   const double scaling = st.scales_gradients && !t.optimizer_in_backward ? 2 * g : 0;
   // bitsandbytes' kernel reads the parameter (fp32 under autocast), its
   // gradient and both moments, and writes the three back

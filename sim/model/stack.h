@@ -169,6 +169,9 @@ double AdamBytesPerParam(OptimizerImpl impl, double grad_bytes, bool pure_bf16 =
 // pure bf16 they, their gradients and Adam's moments are 16-bit, where
 // PEFT keeps its adapters in fp32.
 bool Bf16Adapters(const TrainingSpec& t);
+// Whether the trained parameters are 16-bit, with no fp32 master copy: the
+// whole model's under pure bf16, or torchtune's adapters.
+bool Bf16TrainedParams(const TrainingSpec& t);
 // The job's step, per trainable parameter: its stack's Adam over its
 // gradients (pure bf16 under full training) and, where the stack scales
 // the gradients first (StackTraits::scales_gradients), that pass's read
