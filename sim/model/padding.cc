@@ -7,24 +7,36 @@
 
 namespace pf {
 
-double ExpectedLongestSample(const TrainingSpec& t) {
+int LengthGroupSamples(const Scenario& s) {
+  const TrainingSpec& t = s.training;
+  if (t.group_by_length == 0) return 0;
+  const double samples = t.group_by_length == kTrainerLengthGroups
+                             ? 50.0 * t.global_batch / std::max(1, s.parallel.dp)
+                             : double(t.group_by_length) * t.micro_batch;
+  // Whole micro-batches, at most kMostGroupSamples.
+  const double most = std::floor(double(kMostGroupSamples) / t.micro_batch) * t.micro_batch;
+  return static_cast<int>(std::clamp(samples, double(t.micro_batch), std::max(most, double(t.micro_batch))));
+}
+
+double ExpectedLongestSample(const TrainingSpec& t, int group) {
   const double mean = t.sample_len, cut = t.seq_len;
   if (t.micro_batch <= 1 || t.sample_len_cv <= 0 || mean >= cut) return mean;
   // The layouts a plan or an alternative screens ask the same question
   // hundreds of times: the last answer is kept (per thread).
   struct Answer {
     double mean = -1, cv = -1, cut = -1;
-    int b = 0;
+    int b = 0, group = 0;
     double longest = 0;
   };
   thread_local Answer last;
-  if (last.mean == mean && last.cv == t.sample_len_cv && last.cut == cut && last.b == t.micro_batch)
+  if (last.mean == mean && last.cv == t.sample_len_cv && last.cut == cut && last.b == t.micro_batch &&
+      last.group == group)
     return last.longest;
   // The log-mean whose lengths, cut at seq_len, average sample_len.
   const double sigma = LogSdOfCv(t.sample_len_cv);
   const double mu = LogMeanOfCutMean(mean, sigma, cut);
-  const double longest = std::clamp(ExpectedCutMax(mu, sigma, t.micro_batch, cut), mean, cut);
-  last = {mean, t.sample_len_cv, cut, t.micro_batch, longest};
+  const double longest = std::clamp(ExpectedGroupedCutMax(mu, sigma, t.micro_batch, group, cut), mean, cut);
+  last = {mean, t.sample_len_cv, cut, t.micro_batch, group, longest};
   return longest;
 }
 
@@ -37,7 +49,7 @@ Scenario PaddedView(const Scenario& s) {
   if (!PadsToLongest(t)) return s;
   Scenario v = s;
   const int chunk = s.parallel.cp > 1 ? 2 * s.parallel.cp : 1;
-  const double longest = std::ceil(ExpectedLongestSample(t) / chunk) * chunk;
+  const double longest = std::ceil(ExpectedLongestSample(t, LengthGroupSamples(s)) / chunk) * chunk;
   v.training.seq_len = static_cast<int>(std::min<double>(t.seq_len, longest));
   v.training.padding = Padding::kMaxLength;  // to its length now
   return v;

@@ -14,9 +14,23 @@ namespace pf {
 // samples: E[min(max of b lengths, seq_len)], with lengths log-normal of
 // spread sample_len_cv whose mean after the cut at seq_len is sample_len.
 // At least sample_len, at most seq_len; sample_len itself when the spread
-// is 0 or a micro-batch holds one sample.
+// is 0 or a micro-batch holds one sample. With `group` samples sorted by
+// length before they are cut into micro-batches (LengthGroupSamples), the
+// mean over a group's micro-batches of their longest.
 // REQUIRES: 0 < t.sample_len <= t.seq_len, t.micro_batch >= 1.
-double ExpectedLongestSample(const TrainingSpec& t);
+double ExpectedLongestSample(const TrainingSpec& t, int group = 0);
+
+// The samples sorted together under training.group_by_length, 0 when
+// off: N micro-batches' for an integer N; for `true` the Trainer's
+// LengthGroupedSampler, whose mega-batches hold 50 of the batch it is
+// given (transformers trainer_pt_utils.py get_length_grouped_indices:
+// mega_batch_mult = min(len(lengths) // (batch_size * 4), 50), 50 for any
+// dataset of 200 batches or more), and Trainer._get_train_sampler gives it
+// train_batch_size x gradient_accumulation_steps: 50 steps' samples of a
+// data-parallel rank. At most kMostGroupSamples: sorted groups that large
+// pad a micro-batch by well under a token (Padding tests).
+int LengthGroupSamples(const Scenario& s);
+inline constexpr int kMostGroupSamples = 4096;
 
 // Whether the step computes shorter sequences than seq_len: packing false,
 // padding longest and a sample_len below seq_len.

@@ -62,13 +62,21 @@ const StackTraits& TraitsOf(Stack stack) {
   // AdamW, DeepSpeed ZeRO under the Trainer, logits upcast to fp32
   // (LlamaForCausalLM: logits = logits.float(), transformers 4.3x-4.45;
   // ForCausalLMLoss keeps the upcast after that).
-  static const StackTraits hf{Kernels::kEager, Adapters::kPeft, OptimizerImpl::kForeach,
-                              Zero3Gather::kPerModule, Loss::kFp32Logits, true};
+  static const StackTraits hf = [] {
+    StackTraits t{Kernels::kEager, Adapters::kPeft, OptimizerImpl::kForeach, Zero3Gather::kPerModule,
+                  Loss::kFp32Logits, true};
+    t.clips_gradients = true;
+    return t;
+  }();
   // Unsloth: the Hugging Face model with Triton RMSNorm, RoPE and SwiGLU
   // kernels, LoRA through addmm onto the base output, chunked fast
   // cross-entropy; still HF's separate projections.
-  static const StackTraits unsloth{Kernels::kFused, Adapters::kFused, OptimizerImpl::kForeach,
-                                   Zero3Gather::kPerModule, Loss::kChunked, true};
+  static const StackTraits unsloth = [] {
+    StackTraits t{Kernels::kFused, Adapters::kFused, OptimizerImpl::kForeach, Zero3Gather::kPerModule,
+                  Loss::kChunked, true};
+    t.clips_gradients = true;
+    return t;
+  }();
   // torchtune (pytorch/torchtune @ 1814feb1, v0.4): its own modules run op
   // by op (RMSNorm upcast to fp32, RoPE in fp32, SwiGLU as
   // w2(silu(w1(x)) * w3(x)), separate q/k/v and w1/w3 projections), LoRA
@@ -181,7 +189,7 @@ double StepBytesPerParam(const TrainingSpec& t) {
   const StackTraits& st = TraitsOf(t.stack);
   const double g = GradientBytes(t);
   const bool bf16_params = Bf16TrainedParams(t);
-  const double scaling = st.scales_gradients && !t.optimizer_in_backward ? 2 * g : 0;
+  const double scaling = (st.scales_gradients && !t.optimizer_in_backward ? 2 * g : 0) + (st.clips_gradients ? 3 * g : 0);
   // bitsandbytes' kernel reads the parameter (fp32 under autocast), its
   // gradient and both moments, and writes the three back
   // (optimizer_update_8bit_blockwise, optimizer_update_32bit).

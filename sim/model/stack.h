@@ -120,6 +120,14 @@ struct StackTraits {
   // recipes/full_finetune_single_device.py @ 1814feb1), where the Trainer
   // and Megatron scale the loss instead.
   bool scales_gradients = false;
+  // The gradients' norm clipped before the step, as the Trainer does by
+  // default (TrainingArguments.max_grad_norm = 1.0; Trainer._inner_training_loop
+  // -> accelerator.clip_grad_norm_ -> torch.nn.utils.clip_grad_norm_):
+  // torch._foreach_norm reads every gradient, then torch._foreach_mul_ by
+  // the clamped coefficient reads and writes each, whether or not it clips
+  // (torch/nn/utils/clip_grad.py _clip_grads_with_norm_): 3 gradient
+  // elements moved a trained parameter.
+  bool clips_gradients = false;
 };
 
 // DeepSpeed's PipelineEngine reduces the gradients of this job after the

@@ -78,10 +78,12 @@ std::string StackLine(const Scenario& s) {
                      OffloadedActivationBytes(s) / kGiB, kOffloadStash);
   if (PadsToLongest(t)) {
     const TrainingSpec& padded = PaddedView(s).training;
+    const int group = LengthGroupSamples(s);
     o += fmt::format("; each micro-batch padded to its longest sample, {} tokens expected of {} ({} useful, {:.0f}%; "
-                     "sample lengths spread {:.2f}){}",
+                     "sample lengths spread {:.2f}{}){}",
                      padded.seq_len, t.seq_len, int(padded.useful_tokens_per_sequence()),
                      100 * padded.useful_tokens_per_sequence() / padded.seq_len, t.sample_len_cv,
+                     group > 0 ? fmt::format(", sorted by length in groups of {} samples", group) : "",
                      t.padding_given ? "" : ", the stack's collator");
   } else if (t.packs_leave_gaps()) {
     o += fmt::format("; samples of {} tokens packed whole and in order, {} tokens learned from of each {} ({:.1f}%; "

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -192,12 +193,13 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
                 "attention", "tokens", "images", "epochs", "lora_rank", "lora_targets", "stack", "packing", "sample_len",
                 "padding", "sample_len_cv", "per_sample_attention", "capacity_factor", "expert_imbalance", "grad_reduce",
                 "launch_blocking", "recompute_modules", "transformers", "qlora_upcast", "pure_bf16",
-                "lora_dropout", "compile", "loss", "optimizer_in_backward", "offload_activations", "optimizer"});
+                "lora_dropout", "compile", "loss", "optimizer_in_backward", "offload_activations", "optimizer",
+                "group_by_length"});
   if (vision) {
     for (const char* key : {"seq_len", "tokens", "attention", "lora_rank", "lora_targets", "packing", "sample_len",
                             "padding", "sample_len_cv", "per_sample_attention", "transformers", "qlora_upcast",
                             "pure_bf16", "lora_dropout", "compile", "loss", "optimizer_in_backward",
-                            "offload_activations"})
+                            "offload_activations", "group_by_length"})
       if (v.Has(key)) v.Get(key).Fail("given, but the model is a vision model (images, not token sequences)");
   } else if (v.Has("images")) {
     v.Get("images").Fail("given, but the model is a transformer: training.tokens sets the job's length");
@@ -295,6 +297,21 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
     if (!(t.sample_len_cv >= 0 && t.sample_len_cv <= 4))
       v.Get("sample_len_cv").Fail("\"" + v.Get("sample_len_cv").Str() +
                                   "\" is not accepted: the samples' standard deviation over their mean, in [0, 4]");
+  }
+  if (v.Has("group_by_length")) {
+    const YamlView g = v.Get("group_by_length");
+    const std::string raw = g.Str();
+    if (raw == "true" || raw == "yes" || raw == "false" || raw == "no") {
+      t.group_by_length = g.Bool() ? kTrainerLengthGroups : 0;
+    } else {
+      char* end = nullptr;
+      const long n = std::strtol(raw.c_str(), &end, 10);
+      if (raw.empty() || *end != '\0' || raw.find('\0') != std::string::npos || n < 2 || n > 10000)
+        g.Fail("\"" + raw.substr(0, 64) +
+               "\" is not accepted: false (samples in random order), true (the Trainer's group_by_length: each 50 "
+               "steps' samples sorted by length) or the micro-batches a sorted group holds, an integer from 2 to 10000");
+      t.group_by_length = static_cast<int>(n);
+    }
   }
   if (v.Has("grad_reduce")) t.grad_reduce = v.Get("grad_reduce").Enum<Precision>();
   // A mixture of experts' routing (spec.h): GShard and Switch train with

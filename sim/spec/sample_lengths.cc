@@ -48,6 +48,37 @@ double ExpectedCutMax(double mu, double sigma, int b, double cut) {
   return std::exp(u0) + sum * h;
 }
 
+double ExpectedGroupedCutMax(double mu, double sigma, int b, int group, double cut) {
+  if (group <= b) return ExpectedCutMax(mu, sigma, b, cut);
+  const int batches = group / b;
+  // log C(group, i), once (a running sum: lgamma writes a global).
+  std::vector<double> log_choose(group + 1, 0.0);
+  for (int i = 1; i <= group; ++i) log_choose[i] = log_choose[i - 1] + std::log(double(group - i + 1) / i);
+  std::vector<double> tail(group + 2);
+  const double u0 = std::min(mu - kTail * sigma, std::log(cut));
+  const double u1 = std::min(mu + kTail * sigma, std::log(cut));
+  const double h = (u1 - u0) / kSteps;
+  double sum = 0;
+  for (int step = 0; step <= kSteps && h > 0; ++step) {
+    const double x = std::exp(u0 + step * h);
+    const double f = Cdf(x, mu, sigma);
+    // P(Binomial(group, f) >= r) for every r, from the top.
+    tail[group + 1] = 0;
+    for (int i = group; i >= 0; --i) {
+      double pmf = 0;
+      if (f >= 1) pmf = i == group ? 1 : 0;
+      else if (f <= 0) pmf = i == 0 ? 1 : 0;
+      else pmf = std::exp(log_choose[i] + i * std::log(f) + (group - i) * std::log1p(-f));
+      tail[i] = tail[i + 1] + pmf;
+    }
+    // The micro-batches' longest: the (group - j b)-th smallest, j = 0 .. batches - 1.
+    double below = 0;
+    for (int j = 0; j < batches; ++j) below += std::min(1.0, tail[group - j * b]);
+    sum += (step == 0 || step == kSteps ? 0.5 : 1.0) * (1 - below / batches) * x;
+  }
+  return std::exp(u0) + sum * h;
+}
+
 double LogSdOfCv(double cv) { return std::sqrt(std::log1p(cv * cv)); }
 
 double LogMeanOfCutMean(double mean, double sigma, double cut) {

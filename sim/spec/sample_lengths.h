@@ -15,6 +15,14 @@ double LogMeanOfCutMean(double mean, double sigma, double cut);
 // E[min(max of b lengths, cut)] for lengths log-normal (mu, sigma).
 double ExpectedCutMax(double mu, double sigma, int b, double cut);
 
+// The mean over micro-batches of E[min(longest, cut)] when `group` samples
+// (a multiple of b) are sorted by length and cut into micro-batches of b
+// neighbours (the Trainer's group_by_length, training_spec.h): micro-batch
+// j's longest is the (group - j b)-th smallest of the group, whose CDF is
+// P(Binomial(group, F(x)) >= group - j b). ExpectedCutMax(mu, sigma, b,
+// cut) when group <= b (one micro-batch a group: no sorting).
+double ExpectedGroupedCutMax(double mu, double sigma, int b, int group, double cut);
+
 // The log-sd of a log-normal whose standard deviation over its mean is cv.
 double LogSdOfCv(double cv);
 

@@ -68,6 +68,9 @@ constexpr unsigned kAllLoraTargets = 0x7f;
 constexpr unsigned Bit(LoraTarget t) { return 1u << static_cast<unsigned>(t); }
 constexpr unsigned Bit(RecomputeModule m) { return 1u << static_cast<unsigned>(m); }
 
+// training.group_by_length: true, the Trainer's LengthGroupedSampler.
+inline constexpr int kTrainerLengthGroups = -1;
+
 struct TrainingSpec {
   Method method = Method::kFull;
   Precision precision = Precision::kBf16;
@@ -111,6 +114,13 @@ struct TrainingSpec {
   // of the training data"; tloen/alpaca-lora lengths.ipynb and issue #9):
   // log-sd 0.442, so sd/mean = sqrt(exp(0.442^2) - 1) = 0.46.
   double sample_len_cv = 0.46;
+  // Unpacked samples grouped by length before they are batched: the
+  // samples of every group_by_length micro-batches sorted by length and cut
+  // into micro-batches of neighbours, so each pads to a near neighbour
+  // rather than to a random sample (PEFT's method-comparison BucketIterator:
+  // 20). 0: random order. kTrainerLengthGroups (`true`): the Trainer's
+  // group_by_length (model/padding.h LengthGroupSamples).
+  int group_by_length = 0;
   // Packed samples attend only within themselves, by a variable-length
   // attention kernel over the samples' boundaries (NeMo's packed SFT passes
   // cu_seqlens to TEDotProductAttention, qkv_format "thd"), instead of

@@ -55,6 +55,12 @@ std::optional<SpecError> CheckTrainingOnHardware(const Scenario& s) {
     return SpecError{"training.padding", std::string("\"") + ToString(t.padding) +
                                              "\" pads unpacked samples, but packing is true (each sequence is filled with "
                                              "whole samples); accepted: set packing: false, or drop padding"};
+  if (t.group_by_length != 0 && (t.packing || t.padding != Padding::kLongest))
+    return SpecError{"training.group_by_length",
+                     std::string("sorts unpacked samples to pad each micro-batch to a near neighbour, but ") +
+                         (t.packing ? "packing is true (each sequence is filled with whole samples)"
+                                    : "padding is max_length (every sample padded to seq_len)") +
+                         "; accepted: false, or packing: false with padding: longest"};
   if (t.per_sample_attention_given && t.per_sample_attention && (!t.packing || t.attention == Attention::kUnfused))
     return SpecError{"training.per_sample_attention",
                      std::string("true needs packed samples and a fused attention kernel (variable-length FlashAttention or cuDNN); here ") +

@@ -46,6 +46,27 @@ TEST(Padding, MoreSamplesAMicroBatchPadFurtherUpToTheCut) {
   EXPECT_NEAR(ExpectedLongestSample(Samples(900, 1.0, 64, 1024)), 1024, 1);
 }
 
+// training.group_by_length: N micro-batches' samples a sorted group, or
+// the Trainer's 50 steps' samples of a rank; at most kMostGroupSamples.
+TEST(Padding, LengthGroupsHoldTheTrainersFiftyStepsOrNMicroBatches) {
+  Scenario s;
+  s.training = Samples(210, 0.46, 4, 768);
+  s.training.global_batch = 64;
+  s.parallel.dp = 2;
+  EXPECT_EQ(LengthGroupSamples(s), 0);
+  s.training.group_by_length = 20;
+  EXPECT_EQ(LengthGroupSamples(s), 80);
+  s.training.group_by_length = kTrainerLengthGroups;
+  EXPECT_EQ(LengthGroupSamples(s), 50 * 32);
+  s.training.global_batch = 4096;
+  EXPECT_EQ(LengthGroupSamples(s), kMostGroupSamples);
+  // The step's view pads to the group's micro-batches' longest.
+  s.training.global_batch = 4, s.parallel.dp = 1, s.training.group_by_length = 20;
+  EXPECT_EQ(PaddedView(s).training.seq_len, 221);
+  s.training.group_by_length = 0;
+  EXPECT_EQ(PaddedView(s).training.seq_len, 315);
+}
+
 TEST(Padding, TheStepsViewPadsToTheLongestAndKeepsTheSamplesTokens) {
   Scenario s;
   s.training = Samples(300, 0.46, 4, 1024);
