@@ -1,6 +1,7 @@
 #include "sim/model/padding.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "sim/spec/sample_lengths.h"
@@ -21,22 +22,24 @@ int LengthGroupSamples(const Scenario& s) {
 double ExpectedLongestSample(const TrainingSpec& t, int group) {
   const double mean = t.sample_len, cut = t.seq_len;
   if (t.micro_batch <= 1 || t.sample_len_cv <= 0 || mean >= cut) return mean;
-  // The layouts a plan or an alternative screens ask the same question
-  // hundreds of times: the last answer is kept (per thread).
+  // The layouts a plan or an alternative screens ask the same few
+  // questions hundreds of times, interleaved: the last 16 answers are kept
+  // (per thread).
   struct Answer {
     double mean = -1, cv = -1, cut = -1;
     int b = 0, group = 0;
     double longest = 0;
   };
-  thread_local Answer last;
-  if (last.mean == mean && last.cv == t.sample_len_cv && last.cut == cut && last.b == t.micro_batch &&
-      last.group == group)
-    return last.longest;
+  thread_local std::array<Answer, 16> kept;
+  thread_local size_t next = 0;
+  for (const Answer& a : kept)
+    if (a.mean == mean && a.cv == t.sample_len_cv && a.cut == cut && a.b == t.micro_batch && a.group == group)
+      return a.longest;
   // The log-mean whose lengths, cut at seq_len, average sample_len.
   const double sigma = LogSdOfCv(t.sample_len_cv);
   const double mu = LogMeanOfCutMean(mean, sigma, cut);
   const double longest = std::clamp(ExpectedGroupedCutMax(mu, sigma, t.micro_batch, group, cut), mean, cut);
-  last = {mean, t.sample_len_cv, cut, t.micro_batch, group, longest};
+  kept[next++ % kept.size()] = {mean, t.sample_len_cv, cut, t.micro_batch, group, longest};
   return longest;
 }
 

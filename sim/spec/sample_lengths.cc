@@ -62,15 +62,21 @@ double ExpectedGroupedCutMax(double mu, double sigma, int b, int group, double c
   for (int step = 0; step <= kSteps && h > 0; ++step) {
     const double x = std::exp(u0 + step * h);
     const double f = Cdf(x, mu, sigma);
-    // P(Binomial(group, f) >= r) for every r, from the top.
-    tail[group + 1] = 0;
-    for (int i = group; i >= 0; --i) {
+    // P(Binomial(group, f) >= r) for every r, from the top; the mass lies
+    // within 12 standard deviations of group f (beyond them under 1e-30),
+    // so the tail is 0 above that window and 1 below it.
+    const double centre = group * f, spread = std::sqrt(group * f * (1 - f));
+    const int lo = std::max(0, static_cast<int>(std::floor(centre - 12 * spread)) - 1);
+    const int hi = std::min(group, static_cast<int>(std::ceil(centre + 12 * spread)) + 1);
+    std::fill(tail.begin() + hi + 1, tail.end(), 0.0);
+    for (int i = hi; i >= lo; --i) {
       double pmf = 0;
       if (f >= 1) pmf = i == group ? 1 : 0;
       else if (f <= 0) pmf = i == 0 ? 1 : 0;
       else pmf = std::exp(log_choose[i] + i * std::log(f) + (group - i) * std::log1p(-f));
       tail[i] = tail[i + 1] + pmf;
     }
+    std::fill(tail.begin(), tail.begin() + lo, 1.0);
     // The micro-batches' longest: the (group - j b)-th smallest, j = 0 .. batches - 1.
     double below = 0;
     for (int j = 0; j < batches; ++j) below += std::min(1.0, tail[group - j * b]);
