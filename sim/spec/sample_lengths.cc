@@ -36,16 +36,28 @@ double Quantile(double p, double mu, double sigma) {
 
 }  // namespace
 
-double ExpectedCutMax(double mu, double sigma, int b, double cut) {
+namespace {
+
+// E[min(M, cut)] for a length M whose CDF at x is below(x, F(x)), F the
+// samples' log-normal CDF: e^u0 + the integral over u0..u1 of
+// (1 - P(M <= e^u)) e^u du, by trapezoids in log-length.
+template <class Below>
+double ExpectedCut(double mu, double sigma, double cut, Below below) {
   const double u0 = std::min(mu - kTail * sigma, std::log(cut));
   const double u1 = std::min(mu + kTail * sigma, std::log(cut));
   const double h = (u1 - u0) / kSteps;
   double sum = 0;
   for (int i = 0; i <= kSteps && h > 0; ++i) {
     const double x = std::exp(u0 + i * h);
-    sum += (i == 0 || i == kSteps ? 0.5 : 1.0) * (1 - std::pow(Cdf(x, mu, sigma), b)) * x;
+    sum += (i == 0 || i == kSteps ? 0.5 : 1.0) * (1 - below(Cdf(x, mu, sigma))) * x;
   }
   return std::exp(u0) + sum * h;
+}
+
+}  // namespace
+
+double ExpectedCutMax(double mu, double sigma, int b, double cut) {
+  return ExpectedCut(mu, sigma, cut, [b](double f) { return std::pow(f, b); });
 }
 
 double ExpectedGroupedCutMax(double mu, double sigma, int b, int group, double cut) {
@@ -55,13 +67,7 @@ double ExpectedGroupedCutMax(double mu, double sigma, int b, int group, double c
   std::vector<double> log_choose(group + 1, 0.0);
   for (int i = 1; i <= group; ++i) log_choose[i] = log_choose[i - 1] + std::log(double(group - i + 1) / i);
   std::vector<double> tail(group + 2);
-  const double u0 = std::min(mu - kTail * sigma, std::log(cut));
-  const double u1 = std::min(mu + kTail * sigma, std::log(cut));
-  const double h = (u1 - u0) / kSteps;
-  double sum = 0;
-  for (int step = 0; step <= kSteps && h > 0; ++step) {
-    const double x = std::exp(u0 + step * h);
-    const double f = Cdf(x, mu, sigma);
+  return ExpectedCut(mu, sigma, cut, [&](double f) {
     // P(Binomial(group, f) >= r) for every r, from the top; the mass lies
     // within 12 standard deviations of group f (beyond them under 1e-30),
     // so the tail is 0 above that window and 1 below it.
@@ -80,9 +86,8 @@ double ExpectedGroupedCutMax(double mu, double sigma, int b, int group, double c
     // The micro-batches' longest: the (group - j b)-th smallest, j = 0 .. batches - 1.
     double below = 0;
     for (int j = 0; j < batches; ++j) below += std::min(1.0, tail[group - j * b]);
-    sum += (step == 0 || step == kSteps ? 0.5 : 1.0) * (1 - below / batches) * x;
-  }
-  return std::exp(u0) + sum * h;
+    return below / batches;
+  });
 }
 
 double LogSdOfCv(double cv) { return std::sqrt(std::log1p(cv * cv)); }
