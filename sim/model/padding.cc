@@ -11,12 +11,14 @@ namespace pf {
 int LengthGroupSamples(const Scenario& s) {
   const TrainingSpec& t = s.training;
   if (t.group_by_length == 0) return 0;
-  const double samples = t.group_by_length == kTrainerLengthGroups
-                             ? 50.0 * t.global_batch / std::max(1, s.parallel.dp)
-                             : double(t.group_by_length) * t.micro_batch;
-  // Whole micro-batches, at most kMostGroupSamples.
-  const double most = std::floor(double(kMostGroupSamples) / t.micro_batch) * t.micro_batch;
-  return static_cast<int>(std::clamp(samples, double(t.micro_batch), std::max(most, double(t.micro_batch))));
+  const int b = std::max(1, t.micro_batch);
+  const double batches = t.group_by_length == kTrainerLengthGroups
+                             ? 50.0 * t.global_batch / std::max(1, s.parallel.dp) / b
+                             : double(t.group_by_length);
+  // Whole micro-batches: at least 2, at most kMostGroupBatches and
+  // kMostGroupSamples samples.
+  const double most = std::max(2.0, std::min<double>(kMostGroupBatches, std::floor(double(kMostGroupSamples) / b)));
+  return static_cast<int>(std::clamp(std::floor(batches), 2.0, most)) * b;
 }
 
 double ExpectedLongestSample(const TrainingSpec& t, int group) {

@@ -26,11 +26,14 @@ double ExpectedLongestSample(const TrainingSpec& t, int group = 0);
 // given (transformers trainer_pt_utils.py get_length_grouped_indices:
 // mega_batch_mult = min(len(lengths) // (batch_size * 4), 50), 50 for any
 // dataset of 200 batches or more), and Trainer._get_train_sampler gives it
-// train_batch_size x gradient_accumulation_steps: 50 steps' samples of a
-// data-parallel rank. At most kMostGroupSamples: sorted groups that large
-// pad a micro-batch by well under a token (Padding tests).
+// train_batch_size x gradient_accumulation_steps: 50 x global_batch / dp
+// samples, whose micro-batches accelerate deals to the data-parallel ranks
+// in turn. At most kMostGroupBatches micro-batches (and at most
+// kMostGroupSamples samples): sorted groups that large pad a micro-batch
+// by under a token at Alpaca's spread (Padding tests); at least two.
 int LengthGroupSamples(const Scenario& s);
-inline constexpr int kMostGroupSamples = 4096;
+inline constexpr int kMostGroupBatches = 1024;
+inline constexpr int kMostGroupSamples = 1 << 20;
 
 // Whether the step computes shorter sequences than seq_len: packing false,
 // padding longest and a sample_len below seq_len.

@@ -126,7 +126,11 @@ struct StackTraits {
   // torch._foreach_norm reads every gradient, then torch._foreach_mul_ by
   // the clamped coefficient reads and writes each, whether or not it clips
   // (torch/nn/utils/clip_grad.py _clip_grads_with_norm_): 3 gradient
-  // elements moved a trained parameter.
+  // elements moved a trained parameter. Under DeepSpeed ZeRO the engine
+  // clips its own partitions instead (a norm read and a scale), taken as
+  // the same 3 elements of each local parameter. Megatron's and NeMo's
+  // clip_grad_norm_fp32 also reads every gradient for the norm (and scales
+  // only when it clips): not counted, under 0.1% of their steps here.
   bool clips_gradients = false;
 };
 

@@ -307,9 +307,10 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
       char* end = nullptr;
       const long n = std::strtol(raw.c_str(), &end, 10);
       if (raw.empty() || *end != '\0' || raw.find('\0') != std::string::npos || n < 2 || n > 10000)
-        g.Fail("\"" + raw.substr(0, 64) +
-               "\" is not accepted: false (samples in random order), true (the Trainer's group_by_length: each 50 "
-               "steps' samples sorted by length) or the micro-batches a sorted group holds, an integer from 2 to 10000");
+        g.Fail("\"" + Shown(raw) +
+               "\" is not accepted: false (samples in random order), true (the Trainer's group_by_length: mega-batches "
+               "of 50 steps' batches sorted by length) or the micro-batches a sorted group holds, an integer from 2 to "
+               "10000");
       t.group_by_length = static_cast<int>(n);
     }
   }

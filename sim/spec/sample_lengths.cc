@@ -1,6 +1,7 @@
 #include "sim/spec/sample_lengths.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -62,6 +63,7 @@ double ExpectedCutMax(double mu, double sigma, int b, double cut) {
 
 double ExpectedGroupedCutMax(double mu, double sigma, int b, int group, double cut) {
   if (group <= b) return ExpectedCutMax(mu, sigma, b, cut);
+  assert(group % b == 0);
   const int batches = group / b;
   // log C(group, i), once (a running sum: lgamma writes a global).
   std::vector<double> log_choose(group + 1, 0.0);
@@ -69,12 +71,13 @@ double ExpectedGroupedCutMax(double mu, double sigma, int b, int group, double c
   std::vector<double> tail(group + 2);
   return ExpectedCut(mu, sigma, cut, [&](double f) {
     // P(Binomial(group, f) >= r) for every r, from the top; the mass lies
-    // within 12 standard deviations of group f (beyond them under 1e-30),
-    // so the tail is 0 above that window and 1 below it.
+    // within 12 standard deviations and 20 counts of group f (beyond them
+    // under 1e-20, however small group f is), so the tail is 0 above that
+    // window and 1 below it.
     const double centre = group * f, spread = std::sqrt(group * f * (1 - f));
-    const int lo = std::max(0, static_cast<int>(std::floor(centre - 12 * spread)) - 1);
-    const int hi = std::min(group, static_cast<int>(std::ceil(centre + 12 * spread)) + 1);
-    std::fill(tail.begin() + hi + 1, tail.end(), 0.0);
+    const int lo = std::max(0, static_cast<int>(std::floor(centre - 12 * spread)) - 20);
+    const int hi = std::min(group, static_cast<int>(std::ceil(centre + 12 * spread)) + 20);
+    tail[hi + 1] = 0;
     for (int i = hi; i >= lo; --i) {
       double pmf = 0;
       if (f >= 1) pmf = i == group ? 1 : 0;
@@ -82,10 +85,12 @@ double ExpectedGroupedCutMax(double mu, double sigma, int b, int group, double c
       else pmf = std::exp(log_choose[i] + i * std::log(f) + (group - i) * std::log1p(-f));
       tail[i] = tail[i + 1] + pmf;
     }
-    std::fill(tail.begin(), tail.begin() + lo, 1.0);
     // The micro-batches' longest: the (group - j b)-th smallest, j = 0 .. batches - 1.
     double below = 0;
-    for (int j = 0; j < batches; ++j) below += std::min(1.0, tail[group - j * b]);
+    for (int j = 0; j < batches; ++j) {
+      const int r = group - j * b;
+      below += r > hi ? 0.0 : r < lo ? 1.0 : std::min(1.0, tail[r]);
+    }
     return below / batches;
   });
 }

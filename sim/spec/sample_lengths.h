@@ -21,6 +21,7 @@ double ExpectedCutMax(double mu, double sigma, int b, double cut);
 // j's longest is the (group - j b)-th smallest of the group, whose CDF is
 // P(Binomial(group, F(x)) >= group - j b). ExpectedCutMax(mu, sigma, b,
 // cut) when group <= b (one micro-batch a group: no sorting).
+// REQUIRES: group a multiple of b.
 double ExpectedGroupedCutMax(double mu, double sigma, int b, int group, double cut);
 
 // The log-sd of a log-normal whose standard deviation over its mean is cv.

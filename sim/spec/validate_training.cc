@@ -59,8 +59,17 @@ std::optional<SpecError> CheckTrainingOnHardware(const Scenario& s) {
     return SpecError{"training.group_by_length",
                      std::string("sorts unpacked samples to pad each micro-batch to a near neighbour, but ") +
                          (t.packing ? "packing is true (each sequence is filled with whole samples)"
-                                    : "padding is max_length (every sample padded to seq_len)") +
+                                    : std::string("padding is max_length") +
+                                          (t.padding_given ? "" : " (stack " + std::string(ToString(t.stack)) +
+                                                                      "'s default)") +
+                                          ", every sample padded to seq_len") +
                          "; accepted: false, or packing: false with padding: longest"};
+  if (t.group_by_length == kTrainerLengthGroups && !OnHfTrainer(t.stack))
+    return SpecError{"training.group_by_length",
+                     "true is the Hugging Face Trainer's LengthGroupedSampler, which stack \"" +
+                         std::string(ToString(t.stack)) +
+                         "\" does not run; accepted: false, an integer (the micro-batches a sorted group holds), or "
+                         "stack hf, llama-factory or unsloth"};
   if (t.per_sample_attention_given && t.per_sample_attention && (!t.packing || t.attention == Attention::kUnfused))
     return SpecError{"training.per_sample_attention",
                      std::string("true needs packed samples and a fused attention kernel (variable-length FlashAttention or cuDNN); here ") +

@@ -157,7 +157,7 @@ TEST(BnbOptimizer, StepsOneTensorAtATime) {
 // The Trainer clips the gradients' norm before each step (max_grad_norm
 // 1.0): torch._foreach_norm reads each gradient, torch._foreach_mul_ reads
 // and writes it, 3 gradient elements a trained parameter on stacks hf,
-// llama-factory and unsloth; Megatron's fused step does not pay them here.
+// llama-factory and unsloth; the other stacks' clipping is not counted.
 TEST(GradientClipping, TheTrainerReadsEachGradientThreeTimesMore) {
   const Scenario hf = LoadScenario(ScenarioPath("lf_llama2_7b_lora_hf"), {"training.method=full", "training.pure_bf16=true"});
   EXPECT_TRUE(TraitsOf(hf.training.stack).clips_gradients);

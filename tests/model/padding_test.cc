@@ -47,7 +47,8 @@ TEST(Padding, MoreSamplesAMicroBatchPadFurtherUpToTheCut) {
 }
 
 // training.group_by_length: N micro-batches' samples a sorted group, or
-// the Trainer's 50 steps' samples of a rank; at most kMostGroupSamples.
+// the Trainer's 50 x global_batch / dp; whole micro-batches, at least 2,
+// at most kMostGroupBatches of them and kMostGroupSamples samples.
 TEST(Padding, LengthGroupsHoldTheTrainersFiftyStepsOrNMicroBatches) {
   Scenario s;
   s.training = Samples(210, 0.46, 4, 768);
@@ -59,9 +60,18 @@ TEST(Padding, LengthGroupsHoldTheTrainersFiftyStepsOrNMicroBatches) {
   s.training.group_by_length = kTrainerLengthGroups;
   EXPECT_EQ(LengthGroupSamples(s), 50 * 32);
   s.training.global_batch = 4096;
-  EXPECT_EQ(LengthGroupSamples(s), kMostGroupSamples);
+  EXPECT_EQ(LengthGroupSamples(s), kMostGroupBatches * 4);
+  // Micro-batches of 2,049 samples: an explicit 2 stays 2; the Trainer's
+  // 50 x 2,049 / 2049 = 50 too; many more stop at 2^20 samples.
+  s.training.micro_batch = 2049, s.training.global_batch = 2049, s.parallel.dp = 1;
+  s.training.group_by_length = 2;
+  EXPECT_EQ(LengthGroupSamples(s), 2 * 2049);
+  s.training.group_by_length = kTrainerLengthGroups;
+  EXPECT_EQ(LengthGroupSamples(s), 50 * 2049);
+  s.training.global_batch = 2049 * 4096;
+  EXPECT_EQ(LengthGroupSamples(s), (kMostGroupSamples / 2049) * 2049);
   // The step's view pads to the group's micro-batches' longest.
-  s.training.global_batch = 4, s.parallel.dp = 1, s.training.group_by_length = 20;
+  s.training.micro_batch = 4, s.training.global_batch = 4, s.parallel.dp = 1, s.training.group_by_length = 20;
   EXPECT_EQ(PaddedView(s).training.seq_len, 221);
   s.training.group_by_length = 0;
   EXPECT_EQ(PaddedView(s).training.seq_len, 315);

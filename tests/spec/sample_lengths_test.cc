@@ -54,7 +54,8 @@ TEST(SampleLengths, SortedGroupsPadAsTheGroupsPlayedOut) {
 }
 
 // A group of one micro-batch sorts nothing; larger groups pad less, and the
-// largest the Trainer forms (kMostGroupSamples) pads by under a token.
+// largest taken (1,024 micro-batches, padding.h kMostGroupBatches) pads by
+// under a token, at 4 samples a micro-batch and at 64.
 TEST(SampleLengths, LargerSortedGroupsPadLess) {
   const double mean = 210, sigma = LogSdOfCv(0.46), cut = 768;
   const double mu = LogMeanOfCutMean(mean, sigma, cut);
@@ -67,6 +68,8 @@ TEST(SampleLengths, LargerSortedGroupsPadLess) {
     last = longest;
   }
   EXPECT_LT(last - mean, 1.0);
+  EXPECT_LT(ExpectedGroupedCutMax(mu, sigma, 64, 64 * 1024, cut) - mean, 1.0);
+  EXPECT_GT(ExpectedGroupedCutMax(mu, sigma, 64, 64 * 50, cut) - mean, 5.0);
 }
 
 TEST(SampleLengths, EqualSamplesFillWholeMultiples) {
