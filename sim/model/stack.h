@@ -130,7 +130,8 @@ struct StackTraits {
   // clips its own partitions instead (a norm read and a scale), taken as
   // the same 3 elements of each local parameter. Megatron's and NeMo's
   // clip_grad_norm_fp32 also reads every gradient for the norm (and scales
-  // only when it clips): not counted, under 0.1% of their steps here.
+  // only when it clips): not counted, at most about 0.1% of their steps
+  // here (Megatron-LM 1.7B on 32 A100s: 6.9 GB read in 3.5 s).
   bool clips_gradients = false;
 };
 
