@@ -206,6 +206,44 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
       gemm(name + "_A_dgrad", n * e * l.in, flops / 4);
       ops.push_back(Kernel(name + "_dx_add", n * e * 3 * l.in));
     }
+    if (t.dora) {
+      // PEFT's DoRA (tuners/lora/dora.py DoraLinearLayer.forward and
+      // variants.py DoraLinearVariant.forward @ 5d602fdb), each call a
+      // kernel. The adapters are fp32 (autocast_adapter_dtype) and the input
+      // reaches DoRA cast to fp32 (_cast_input_dtype), so its weight-side
+      // tensors are fp32 with autocast or without. Every forward:
+      // lora_weight = lora_B(lora_A(eye(in))).T, an in x in fp32 identity
+      // through both adapters (under autocast cast to 16 bits first, and
+      // the 16-bit product cast to fp32 after); the base weight cast to fp32
+      // (dequantized first under QLoRA); s x lora_weight, the sum and its
+      // norm per output row, detached (no backward: DoRA's Sec. 4.3), and
+      // magnitude / norm. Then on the outputs, against fp32 magnitudes:
+      // (mag_norm_scale - 1) x base_result, mag_norm_scale x lora_result
+      // (LoRA's scale above multiplies by s), their sum; each multiply's
+      // backward is a kernel per input, the magnitude's reduced over the
+      // tokens. With lora_dropout the base result is not reused:
+      // F.linear(dropout(x), weight) runs again (16-bit under autocast),
+      // with its input gradient backward.
+      const double w = l.in * l.out, g = fp32 ? 4 : b.e;  // g: the adapter GEMMs' output bytes
+      if (!bwd) {
+        ops.push_back(Kernel(name + "_dora_eye", 4 * l.in * l.in));
+        if (!fp32) ops.push_back(Kernel(name + "_dora_eye_cast", l.in * l.in * (4 + b.e)));
+        gemm(name + "_dora_eye_A", g * l.in * l.in + g * l.in * r, 2 * l.in * l.in * r);
+        gemm(name + "_dora_lora_weight", g * w, 2 * w * r);
+        if (!fp32) ops.push_back(Kernel(name + "_dora_lora_weight_cast", w * (b.e + 4)));
+        if (t.method == Method::kQlora) ops.push_back(Kernel(name + "_dora_dequant", 2.5 * w));
+        ops.push_back(Kernel(name + "_dora_weight_cast", w * (b.e + 4)));
+        ops.push_back(Kernel(name + "_dora_weight_scale", 8 * w));
+        ops.push_back(Kernel(name + "_dora_weight_sum", 12 * w));
+        ops.push_back(Kernel(name + "_dora_norm", 4 * w));
+        ops.push_back(Kernel(name + "_dora_magnitude", 12 * l.out));
+      }
+      EagerKernel(ops, pass, name + "_dora_base_scale", n * l.out * (b.e + 4));
+      EagerKernel(ops, pass, name + "_dora_magnitude_scale", n * l.out * (e + 4));
+      EagerKernel(ops, pass, name + "_dora_sum", n * l.out * 12);
+      if (t.lora_dropout > 0)
+        gemm(name + (bwd ? "_dora_base_dgrad" : "_dora_base_linear"), n * g * (l.in + l.out) + g * w, 2 * n * w);
+    }
     }
 }
 
@@ -248,13 +286,18 @@ bool PeftAdaptersInFp32(const TrainingSpec& t) {
 double AdapterSavedBytesPerToken(const ModelSpec& m, const TrainingSpec& t, int tp) {
   if (t.method == Method::kFull) return 0;
   const bool fp32 = PeftAdaptersInFp32(t);
-  if (!fp32 && t.lora_dropout <= 0) return 0;  // lora_A saves the layer's own input
-  // lora_A saves what it read: the dropped copy (and dropout its mask) or
-  // the fp32 cast of the input.
-  const double per_element = (fp32 ? 4.0 : ActivationBytes(t.precision)) + (t.lora_dropout > 0 ? 1 : 0);
-  double elements = 0;
-  for (const AdaptedLinear& l : AdaptedLinears(m, t, tp)) elements += l.copies * l.token_share * l.in;
-  return elements * per_element;
+  const double e = ActivationBytes(t.precision), adapter_e = fp32 ? 4.0 : e;
+  double bytes = 0;
+  for (const AdaptedLinear& l : AdaptedLinears(m, t, tp)) {
+    const double share = l.copies * l.token_share;
+    // lora_A saves what it read: the dropped copy (and dropout its mask) or
+    // the fp32 cast of the input; otherwise the layer's own input, counted
+    // with the layer.
+    if (fp32 || t.lora_dropout > 0) bytes += share * l.in * (adapter_e + (t.lora_dropout > 0 ? 1 : 0));
+    // DoRA's two output multiplies keep the base result and the adapter's.
+    if (t.dora) bytes += share * l.out * (e + adapter_e);
+  }
+  return bytes;
 }
 
 double LossTrafficPerLogit(Loss loss, double e, Pass pass) {

@@ -62,6 +62,7 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
                             {"padding", ToString(s.training.padding)},
                             {"sample_len_cv", s.training.sample_len_cv},
                             {"length_group_samples", LengthGroupSamples(s)},
+                            {"dora", s.training.dora},
                             {"computed_tokens_per_sequence", PaddedView(s).training.seq_len},
                             {"useful_tokens_per_sequence", s.training.useful_tokens_per_sequence()},
                             {"gradient_bytes", GradientBytes(s.training)},

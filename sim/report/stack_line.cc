@@ -105,6 +105,10 @@ std::string StackLine(const Scenario& s) {
     o += PeftAdaptersInFp32(t) ? "; pure bf16 (no autocast, no fp32 master copy; PEFT's adapters in fp32)"
                                : "; pure bf16 (no autocast, no fp32 master copy)";
   if (t.lora_dropout > 0) o += fmt::format("; LoRA dropout {:g}", t.lora_dropout);
+  if (t.dora)
+    o += t.lora_dropout > 0 ? "; DoRA: each adapted weight's norm every forward, and its base output computed again "
+                              "(dropout)"
+                            : "; DoRA: each adapted weight's norm every forward";
   if (t.launch_blocking)
     o += fmt::format("; CUDA_LAUNCH_BLOCKING=1: each kernel issued after the last one ends, {:.1f} us of waiting "
                      "besides its issue",

@@ -194,12 +194,12 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
                 "padding", "sample_len_cv", "per_sample_attention", "capacity_factor", "expert_imbalance", "grad_reduce",
                 "launch_blocking", "recompute_modules", "transformers", "qlora_upcast", "pure_bf16",
                 "lora_dropout", "compile", "loss", "optimizer_in_backward", "offload_activations", "optimizer",
-                "group_by_length"});
+                "group_by_length", "dora"});
   if (vision) {
     for (const char* key : {"seq_len", "tokens", "attention", "lora_rank", "lora_targets", "packing", "sample_len",
                             "padding", "sample_len_cv", "per_sample_attention", "transformers", "qlora_upcast",
                             "pure_bf16", "lora_dropout", "compile", "loss", "optimizer_in_backward",
-                            "offload_activations", "group_by_length"})
+                            "offload_activations", "group_by_length", "dora"})
       if (v.Has(key)) v.Get(key).Fail("given, but the model is a vision model (images, not token sequences)");
   } else if (v.Has("images")) {
     v.Get("images").Fail("given, but the model is a transformer: training.tokens sets the job's length");
@@ -298,6 +298,7 @@ TrainingSpec ParseTraining(const YamlView& v, bool vision) {
       v.Get("sample_len_cv").Fail("\"" + v.Get("sample_len_cv").Str() +
                                   "\" is not accepted: the samples' standard deviation over their mean, in [0, 4]");
   }
+  if (v.Has("dora")) t.dora = v.Get("dora").Bool();
   if (v.Has("group_by_length")) {
     const YamlView g = v.Get("group_by_length");
     const std::string raw = g.Str();

@@ -177,6 +177,10 @@ struct TrainingSpec {
   // LoRA's dropout on each adapted layer's input (PEFT's lora_dropout;
   // 0 makes it an Identity).
   double lora_dropout = 0;
+  // DoRA (PEFT's use_dora, LLaMA-Factory's use_dora): each adapted layer's
+  // output rescaled by a trained magnitude over the norm of W + s B A,
+  // recomputed every forward (model/stack_kernels.cc DoraOps).
+  bool dora = false;
   bool qlora_upcast_given = false;
   double epochs = 0;      // when the job is given in epochs of data.size (job_tokens follows)
   // The type gradients accumulate in and are reduced over data parallelism

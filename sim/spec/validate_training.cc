@@ -260,6 +260,12 @@ std::optional<SpecError> CheckTrainingStack(const Scenario& s) {
                                       "\", which torchtune refuses; accepted: recompute full"};
   if (t.lora_dropout > 0 && t.method == Method::kFull)
     return SpecError{"training.lora_dropout", "given, but training.method is full (no adapters)"};
+  if (t.dora && t.method == Method::kFull)
+    return SpecError{"training.dora", "true, but training.method is full (no adapters); accepted: method lora or qlora"};
+  if (t.dora && !OnHfTrainerWithPeft(t.stack))
+    return SpecError{"training.dora", "true with stack \"" + std::string(ToString(t.stack)) +
+                                          "\", whose adapters are not PEFT's; accepted: stack hf or llama-factory "
+                                          "(PEFT's use_dora)"};
   // The Trainer's gradient_checkpointing (and LLaMA-Factory's and
   // Unsloth's on it) and torchtune's activation checkpointing recompute
   // whole layers; none offers Megatron's attention-core recompute.
