@@ -189,12 +189,14 @@ double StepBytesPerParam(const TrainingSpec& t) {
   const StackTraits& st = TraitsOf(t.stack);
   const double g = GradientBytes(t);
   const bool bf16_params = Bf16TrainedParams(t);
-  const double scaling = (st.scales_gradients && !t.optimizer_in_backward ? 2 * g : 0) + (st.clips_gradients ? 3 * g : 0);
+  // The passes over the gradients before the step: torchtune's scaling
+  // (a read and a write) and the Trainer's clipping (three).
+  const double pre_step = (st.scales_gradients && !t.optimizer_in_backward ? 2 * g : 0) + (st.clips_gradients ? 3 * g : 0);
   // bitsandbytes' kernel reads the parameter (fp32 under autocast), its
   // gradient and both moments, and writes the three back
   // (optimizer_update_8bit_blockwise, optimizer_update_32bit).
-  if (BnbOptimizer(t)) return 2 * (bf16_params ? 2 : 4) + g + 2 * BnbMomentBytes(t) + scaling;
-  return AdamBytesPerParam(st.optimizer, g, bf16_params) + scaling;
+  if (BnbOptimizer(t)) return 2 * (bf16_params ? 2 : 4) + g + 2 * BnbMomentBytes(t) + pre_step;
+  return AdamBytesPerParam(st.optimizer, g, bf16_params) + pre_step;
 }
 
 bool ReducesAfterFlush(const Scenario& s) {

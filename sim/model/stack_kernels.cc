@@ -145,6 +145,73 @@ void ActivationOps(const ModelSpec& m, const BlockShape& b, const StackTraits& s
   }
 }
 
+namespace {
+
+// PEFT's DoRA on one adapted linear layer `l` of `name`, n tokens, the
+// adapter path's element bytes `e` (fp32 under pure bf16, `fp32`).
+void DoraOps(const TrainingSpec& t, const BlockShape& b, const AdaptedLinear& l, const std::string& name, double n,
+             double e, bool fp32, Pass pass, std::vector<Op>& ops) {
+  const bool bwd = pass == Pass::kBackward;
+  const double r = t.lora_rank;
+  auto gemm = [&](const std::string& k, double bytes, double f) {
+    Op op = Kernel(k, bytes, f);
+    op.fp32 = fp32;
+    ops.push_back(op);
+  };
+  // PEFT's DoRA (tuners/lora/dora.py DoraLinearLayer.forward and
+  // variants.py DoraLinearVariant.forward @ 5d602fdb), each call a
+  // kernel. The adapters are fp32 (autocast_adapter_dtype). lora.Linear
+  // casts the input to their fp32 with autocast or without
+  // (_cast_input_dtype), so DoRA's weight-side tensors are fp32; bnb's
+  // 4-bit Linear casts it only without autocast (lora/bnb.py), so under
+  // QLoRA with autocast they stay 16-bit. Every forward:
+  // lora_weight = lora_B(lora_A(eye(in))).T, an in x in fp32 identity
+  // through both adapters (under autocast cast to 16 bits first, and
+  // the 16-bit product cast to the input's type after); the base
+  // weight in the input's type (dequantized first under QLoRA); s x
+  // lora_weight, the sum and its norm per output row, detached (no
+  // backward: DoRA's Sec. 4.3), and magnitude / norm. Then on the
+  // outputs, against fp32 magnitudes: (mag_norm_scale - 1) x
+  // base_result and mag_norm_scale x lora_result (LoRA's scale above
+  // multiplies by s), their sum; backward, each multiply's gradient for
+  // each input (the magnitude's reduced over the tokens) and, where the
+  // base output feeds both the sum and the rescaling, its two gradients
+  // added. Under autocast the fp32 sum is cast back to 16 bits. With
+  // lora_dropout the base result is not reused: F.linear(dropout(x),
+  // weight) runs again, with its input gradient (added to the
+  // adapter's) backward.
+  const bool x_fp32 = !(t.method == Method::kQlora && !fp32);
+  const double w = l.in * l.out, g = fp32 ? 4 : b.e;  // g: the adapter GEMMs' output bytes
+  const double wd = x_fp32 ? 4 : b.e;                   // the weight side's element bytes
+  if (!bwd) {
+    ops.push_back(Kernel(name + "_dora_eye", 4 * l.in * l.in));
+    if (!fp32) ops.push_back(Kernel(name + "_dora_eye_cast", l.in * l.in * (4 + b.e)));
+    gemm(name + "_dora_eye_A", g * l.in * l.in + g * l.in * r, 2 * l.in * l.in * r);
+    gemm(name + "_dora_lora_weight", g * w, 2 * w * r);
+    if (g != wd) ops.push_back(Kernel(name + "_dora_lora_weight_cast", w * (g + wd)));
+    if (t.method == Method::kQlora) ops.push_back(Kernel(name + "_dora_dequant", 2.5 * w));
+    if (wd != b.e) ops.push_back(Kernel(name + "_dora_weight_cast", w * (b.e + wd)));
+    ops.push_back(Kernel(name + "_dora_weight_scale", 2 * wd * w));
+    ops.push_back(Kernel(name + "_dora_weight_sum", 3 * wd * w));
+    ops.push_back(Kernel(name + "_dora_norm", wd * w));
+    ops.push_back(Kernel(name + "_dora_magnitude", 12 * l.out));  // two fp32 vectors read, one written
+  }
+  // The base output: the layer's own (16-bit), or with dropout the
+  // recomputed one in the input's type (fp32 without autocast).
+  const double base_e = t.lora_dropout > 0 && fp32 ? 4 : b.e;
+  EagerKernel(ops, pass, name + "_dora_base_scale", n * l.out * (base_e + 4));
+  EagerKernel(ops, pass, name + "_dora_magnitude_scale", n * l.out * (e + 4));
+  if (!bwd) ops.push_back(Kernel(name + "_dora_sum", n * l.out * 12));
+  if (bwd && t.lora_dropout <= 0) ops.push_back(Kernel(name + "_dora_base_grad_add", n * l.out * 3 * b.e));
+  if (!fp32 && x_fp32) ops.push_back(Kernel(name + (bwd ? "_dora_dout_cast" : "_dora_out_cast"), n * l.out * (4 + b.e)));
+  if (t.lora_dropout > 0) {
+    gemm(name + (bwd ? "_dora_base_dgrad" : "_dora_base_linear"), n * g * (l.in + l.out) + g * w, 2 * n * w);
+    if (bwd) ops.push_back(Kernel(name + "_dora_dx_add", n * l.in * 3 * wd));
+  }
+}
+
+}  // namespace
+
 void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, const StackTraits& st,
                 Pass pass, std::vector<Op>& ops) {
   if (t.method == Method::kFull) return;
@@ -206,58 +273,7 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
       gemm(name + "_A_dgrad", n * e * l.in, flops / 4);
       ops.push_back(Kernel(name + "_dx_add", n * e * 3 * l.in));
     }
-    if (t.dora) {
-      // PEFT's DoRA (tuners/lora/dora.py DoraLinearLayer.forward and
-      // variants.py DoraLinearVariant.forward @ 5d602fdb), each call a
-      // kernel. The adapters are fp32 (autocast_adapter_dtype). lora.Linear
-      // casts the input to their fp32 with autocast or without
-      // (_cast_input_dtype), so DoRA's weight-side tensors are fp32; bnb's
-      // 4-bit Linear casts it only without autocast (lora/bnb.py), so under
-      // QLoRA with autocast they stay 16-bit. Every forward:
-      // lora_weight = lora_B(lora_A(eye(in))).T, an in x in fp32 identity
-      // through both adapters (under autocast cast to 16 bits first, and
-      // the 16-bit product cast to the input's type after); the base
-      // weight in the input's type (dequantized first under QLoRA); s x
-      // lora_weight, the sum and its norm per output row, detached (no
-      // backward: DoRA's Sec. 4.3), and magnitude / norm. Then on the
-      // outputs, against fp32 magnitudes: (mag_norm_scale - 1) x
-      // base_result and mag_norm_scale x lora_result (LoRA's scale above
-      // multiplies by s), their sum; backward, each multiply's gradient for
-      // each input (the magnitude's reduced over the tokens) and, where the
-      // base output feeds both the sum and the rescaling, its two gradients
-      // added. Under autocast the fp32 sum is cast back to 16 bits. With
-      // lora_dropout the base result is not reused: F.linear(dropout(x),
-      // weight) runs again, with its input gradient (added to the
-      // adapter's) backward.
-      const bool x_fp32 = !(t.method == Method::kQlora && !t.pure_bf16);
-      const double w = l.in * l.out, g = fp32 ? 4 : b.e;  // g: the adapter GEMMs' output bytes
-      const double wd = x_fp32 ? 4 : b.e;                   // the weight side's element bytes
-      if (!bwd) {
-        ops.push_back(Kernel(name + "_dora_eye", 4 * l.in * l.in));
-        if (!fp32) ops.push_back(Kernel(name + "_dora_eye_cast", l.in * l.in * (4 + b.e)));
-        gemm(name + "_dora_eye_A", g * l.in * l.in + g * l.in * r, 2 * l.in * l.in * r);
-        gemm(name + "_dora_lora_weight", g * w, 2 * w * r);
-        if (g != wd) ops.push_back(Kernel(name + "_dora_lora_weight_cast", w * (g + wd)));
-        if (t.method == Method::kQlora) ops.push_back(Kernel(name + "_dora_dequant", 2.5 * w));
-        if (wd != b.e) ops.push_back(Kernel(name + "_dora_weight_cast", w * (b.e + wd)));
-        ops.push_back(Kernel(name + "_dora_weight_scale", 2 * wd * w));
-        ops.push_back(Kernel(name + "_dora_weight_sum", 3 * wd * w));
-        ops.push_back(Kernel(name + "_dora_norm", wd * w));
-        ops.push_back(Kernel(name + "_dora_magnitude", 12 * l.out));
-      }
-      // The base output: the layer's own (16-bit), or with dropout the
-      // recomputed one in the input's type (fp32 without autocast).
-      const double base_e = t.lora_dropout > 0 && t.pure_bf16 ? 4 : b.e;
-      EagerKernel(ops, pass, name + "_dora_base_scale", n * l.out * (base_e + 4));
-      EagerKernel(ops, pass, name + "_dora_magnitude_scale", n * l.out * (e + 4));
-      if (!bwd) ops.push_back(Kernel(name + "_dora_sum", n * l.out * 12));
-      if (bwd && t.lora_dropout <= 0) ops.push_back(Kernel(name + "_dora_base_grad_add", n * l.out * 3 * b.e));
-      if (!fp32 && x_fp32) ops.push_back(Kernel(name + (bwd ? "_dora_dout_cast" : "_dora_out_cast"), n * l.out * (4 + b.e)));
-      if (t.lora_dropout > 0) {
-        gemm(name + (bwd ? "_dora_base_dgrad" : "_dora_base_linear"), n * g * (l.in + l.out) + g * w, 2 * n * w);
-        if (bwd) ops.push_back(Kernel(name + "_dora_dx_add", n * l.in * 3 * wd));
-      }
-    }
+    if (t.dora) DoraOps(t, b, l, name, n, e, fp32, pass, ops);
     }
 }
 
@@ -310,7 +326,7 @@ double AdapterSavedBytesPerToken(const ModelSpec& m, const TrainingSpec& t, int 
     if (fp32 || t.lora_dropout > 0) bytes += share * l.in * (adapter_e + (t.lora_dropout > 0 ? 1 : 0));
     // DoRA's two output multiplies keep the base result (fp32 where it is
     // recomputed without autocast) and the adapter's.
-    if (t.dora) bytes += share * l.out * ((t.lora_dropout > 0 && t.pure_bf16 ? 4.0 : e) + adapter_e);
+    if (t.dora) bytes += share * l.out * ((t.lora_dropout > 0 && fp32 ? 4.0 : e) + adapter_e);
   }
   return bytes;
 }
