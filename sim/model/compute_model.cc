@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/model/gemm_shape.h"
+#include "sim/model/l2_reuse.h"
 #include "sim/model/memory_model.h"
 #include "sim/model/optimizer.h"
 
@@ -77,7 +78,7 @@ Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& c
   // Clock-bound kernels only: the HBM's rate does not follow the SM clock.
   eff *= g.training_rate.value_or(1);
   const Seconds compute = op.flops / (PeakFlops(g, kernel) * eff);
-  const Seconds memory = op.bytes / (g.memory_bandwidth * kHbmEfficiency);
+  const Seconds memory = DramBytes(op, g) / (g.memory_bandwidth * kHbmEfficiency);
   return kKernelOverhead + std::max(compute, memory) / cal.training_kernel_efficiency;
 }
 

@@ -88,6 +88,9 @@ struct Op {
   // Runs in fp32 on the CUDA cores whatever the job's precision (PEFT's
   // fp32 adapters without autocast: training.pure_bf16).
   bool fp32 = false;
+  // Bytes of its reads that kernels launched just before it wrote, and the
+  // traffic since the oldest of them began writing (model/l2_reuse.h).
+  double l2_read = 0, l2_window = 0;
 };
 
 enum class Pass { kForward, kBackward };

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/model/kbit_upcast.h"
+#include "sim/model/l2_reuse.h"
 #include "sim/model/moe.h"
 
 #include "sim/spec/names.h"
@@ -18,13 +19,41 @@ Op Kernel(std::string name, double bytes, double flops = 0) {
 // gradient for each input it needs (derivatives.yaml: mul's backward is two
 // muls, pow's a pow and a mul), each reading the saved tensors and the
 // incoming gradient: two kernels moving twice the forward's bytes.
-void EagerKernel(std::vector<Op>& ops, Pass pass, const std::string& name, double bytes) {
+void EagerKernel(EagerChain& chain, Pass pass, const std::string& name, double bytes, FreshRead fresh = {}) {
   if (pass == Pass::kForward) {
-    ops.push_back(Kernel(name, bytes));
+    chain.Launch(Kernel(name, bytes), {fresh});
     return;
   }
-  ops.push_back(Kernel(name + "_bwd", bytes));
-  ops.push_back(Kernel(name + "_bwd2", bytes));
+  chain.Launch(Kernel(name + "_bwd", bytes), {fresh});
+  chain.Launch(Kernel(name + "_bwd2", bytes), {{fresh.bytes, fresh.back + 1}});
+}
+
+// One elementwise op of an eager chain: its forward bytes, what it reads
+// that ops launched just before it in the chain wrote (model/l2_reuse.h;
+// nothing where its input comes from outside the chain: a GEMM, the
+// residual stream), and the bytes of its output's gradient the next op's
+// backward writes (negative: what the next op reads of its output).
+struct EagerStep {
+  std::string name;
+  double bytes = 0;
+  FreshRead fresh = {}, also = {};
+  double grad = -1;
+};
+
+// Eager ops in order: forward one kernel each; backward in reverse, each
+// op's two kernels (EagerKernel) reading the incoming gradient the next
+// op's backward has just written.
+void EagerSteps(std::vector<Op>& ops, Pass pass, const std::vector<EagerStep>& steps) {
+  EagerChain chain(ops);
+  if (pass == Pass::kForward) {
+    for (const EagerStep& s : steps) chain.Launch(Kernel(s.name, s.bytes), {s.fresh, s.also});
+    return;
+  }
+  for (size_t k = steps.size(); k-- > 0;) {
+    const double next = k + 1 < steps.size() ? steps[k + 1].fresh.bytes : 0;
+    const double grad = steps[k].grad >= 0 ? steps[k].grad : next;
+    EagerKernel(chain, pass, steps[k].name, steps[k].bytes, {grad, 2});
+  }
 }
 
 }  // namespace
@@ -55,14 +84,17 @@ void NormOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pas
   }
   const std::string s = name;
   const bool upcast = b.re != b.e;
-  if (!upcast) EagerKernel(ops, pass, s + "_to_fp32", n * (e + 4));
-  EagerKernel(ops, pass, s + "_pow", n * 8);
-  EagerKernel(ops, pass, s + "_mean", n * 4);
-  EagerKernel(ops, pass, s + "_add_eps", b.tokens * 8);
-  EagerKernel(ops, pass, s + "_rsqrt", b.tokens * 8);
-  EagerKernel(ops, pass, s + "_mul", n * 8);
-  if (!upcast) EagerKernel(ops, pass, s + "_to_bf16", n * (4 + e));
-  EagerKernel(ops, pass, s + "_mul_weight", n * 2 * e);
+  const double t = b.tokens;
+  std::vector<EagerStep> steps;
+  if (!upcast) steps.push_back({s + "_to_fp32", n * (e + 4)});
+  steps.push_back({s + "_pow", n * 8, {upcast ? 0 : n * 4}});
+  steps.push_back({s + "_mean", n * 4, {n * 4}});
+  steps.push_back({s + "_add_eps", t * 8, {t * 4}});
+  steps.push_back({s + "_rsqrt", t * 8, {t * 4}});
+  steps.push_back({s + "_mul", n * 8, {t * 4}, {upcast ? 0 : n * 4, 5}});  // and the fp32 cast, 5 kernels back
+  if (!upcast) steps.push_back({s + "_to_bf16", n * (4 + e), {n * 4}});
+  steps.push_back({s + "_mul_weight", n * 2 * e, {n * e}});
+  EagerSteps(ops, pass, steps);
 }
 
 void RopeOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pass pass, std::vector<Op>& ops) {
@@ -80,13 +112,17 @@ void RopeOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pas
     // the stack (8 B) and the cast back (4 + e); the table of cos and sin
     // is gathered for the positions (4 B a rotated pair), not recomputed.
     if (pass == Pass::kForward) ops.push_back(Kernel("rope_cache_gather", b.tokens * m.head_dim() * 4));
-    EagerKernel(ops, pass, "rope_to_fp32", qk * (e + 4));
-    for (const char* k : {"rope_mul_re_cos", "rope_mul_im_sin", "rope_mul_im_cos", "rope_mul_re_sin"})
-      EagerKernel(ops, pass, k, qk * 4);
-    EagerKernel(ops, pass, "rope_sub", qk * 6);
-    EagerKernel(ops, pass, "rope_add", qk * 6);
-    EagerKernel(ops, pass, "rope_stack", qk * 8);
-    EagerKernel(ops, pass, "rope_to_bf16", qk * (4 + e));
+    const double half = qk * 2;  // one fp32 half
+    EagerSteps(ops, pass,
+               {{"rope_to_fp32", qk * (e + 4)},
+                {"rope_mul_re_cos", qk * 4, {half}},
+                {"rope_mul_im_sin", qk * 4, {half, 2}},
+                {"rope_mul_im_cos", qk * 4, {half, 3}},
+                {"rope_mul_re_sin", qk * 4, {half, 4}},
+                {"rope_sub", qk * 6, {2 * half, 4}},  // re x cos (4 back) - im x sin (3 back)
+                {"rope_add", qk * 6, {2 * half, 3}},  // im x cos (3 back) + re x sin (2 back)
+                {"rope_stack", qk * 8, {2 * half, 2}},
+                {"rope_to_bf16", qk * (4 + e), {qk * 4}}});
     return;
   }
   if (pass == Pass::kForward) {  // LlamaRotaryEmbedding per layer: inv_freq x positions, cat, cos, sin, casts
@@ -94,11 +130,14 @@ void RopeOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pas
     for (const char* k : {"rope_freqs", "rope_cat", "rope_cos", "rope_sin", "rope_cos_cast", "rope_sin_cast"})
       ops.push_back(Kernel(k, table));
   }
-  EagerKernel(ops, pass, "rope_mul_cos", qk * 2 * e);
-  EagerKernel(ops, pass, "rope_neg", qk * e);
-  EagerKernel(ops, pass, "rope_cat", qk * 2 * e);
-  EagerKernel(ops, pass, "rope_mul_sin", qk * 2 * e);
-  EagerKernel(ops, pass, "rope_add", qk * 3 * e);
+  // q * cos + rotate_half(q) * sin: neg reads q's second half, cat it and
+  // q's first half, the add both products (q x cos four kernels back).
+  EagerSteps(ops, pass,
+             {{"rope_mul_cos", qk * 2 * e, {}, {}, 0},
+              {"rope_neg", qk * e},
+              {"rope_cat", qk * 2 * e, {qk * e / 2}},
+              {"rope_mul_sin", qk * 2 * e, {qk * e}},
+              {"rope_add", qk * 3 * e, {qk * e}, {qk * e, 4}}});
 }
 
 void KvRepeatOps(const BlockShape& b, const StackTraits& st, Pass pass, std::vector<Op>& ops) {
@@ -134,13 +173,20 @@ void ActivationOps(const ModelSpec& m, const BlockShape& b, const StackTraits& s
       // sliced from the projection, gate.clamp(max=limit),
       // up.clamp(-limit, limit), glu = gate * torch.sigmoid(gate * alpha),
       // (up + 1) * glu: seven kernels where a SwiGLU runs two.
-      for (const char* op : {"gate_clamp", "up_clamp", "gate_alpha", "sigmoid", "up_plus_one"})
-        EagerKernel(ops, pass, op, act * 2 * e);
-      EagerKernel(ops, pass, "gate_mul_sigmoid", act * 3 * e);
-      EagerKernel(ops, pass, "glu_mul_up", act * 3 * e);
+      const double a = act * e;
+      EagerSteps(ops, pass,
+                 {{"gate_clamp", 2 * a},
+                  {"up_clamp", 2 * a},
+                  {"gate_alpha", 2 * a, {a, 2}},
+                  {"sigmoid", 2 * a, {a}},
+                  {"up_plus_one", 2 * a, {a, 3}},
+                  {"gate_mul_sigmoid", 3 * a, {2 * a, 3}},  // the gate (4 back) and the sigmoid (2 back)
+                  {"glu_mul_up", 3 * a, {a}, {a, 2}}});
     } else {
-      EagerKernel(ops, pass, "silu", act * 2 * e);
-      EagerKernel(ops, pass, "gate_mul_up", act * 3 * e);
+      // act_fn(gate_proj(x)) * up_proj(x): the up projection's GEMM runs
+      // between the two (outside the chain); backward the product's
+      // gradient for the SiLU's output is written just before its backward.
+      EagerSteps(ops, pass, {{"silu", act * 2 * e, {}, {}, act * e}, {"gate_mul_up", act * 3 * e}});
     }
   }
 }
@@ -153,11 +199,6 @@ void DoraOps(const TrainingSpec& t, const BlockShape& b, const AdaptedLinear& l,
              double e, bool fp32, Pass pass, std::vector<Op>& ops) {
   const bool bwd = pass == Pass::kBackward;
   const double r = t.lora_rank;
-  auto gemm = [&](const std::string& k, double bytes, double f) {
-    Op op = Kernel(k, bytes, f);
-    op.fp32 = fp32;
-    ops.push_back(op);
-  };
   // PEFT's DoRA (tuners/lora/dora.py DoraLinearLayer.forward and
   // variants.py DoraLinearVariant.forward @ 5d602fdb), each call a
   // kernel. The adapters are fp32 (autocast_adapter_dtype). lora.Linear
@@ -183,30 +224,41 @@ void DoraOps(const TrainingSpec& t, const BlockShape& b, const AdaptedLinear& l,
   const bool x_fp32 = !(t.method == Method::kQlora && !fp32);
   const double w = l.in * l.out, g = fp32 ? 4 : b.e;  // g: the adapter GEMMs' output bytes
   const double wd = x_fp32 ? 4 : b.e;                   // the weight side's element bytes
+  const bool qlora = t.method == Method::kQlora;
+  EagerChain chain(ops);
+  auto gemm = [&](const std::string& k, double bytes, double f, FreshRead fresh = {}) {
+    Op op = Kernel(k, bytes, f);
+    op.fp32 = fp32;
+    chain.Launch(op, {fresh});
+  };
   if (!bwd) {
-    ops.push_back(Kernel(name + "_dora_eye", 4 * l.in * l.in));
-    if (!fp32) ops.push_back(Kernel(name + "_dora_eye_cast", l.in * l.in * (4 + b.e)));
-    gemm(name + "_dora_eye_A", g * l.in * l.in + g * l.in * r, 2 * l.in * l.in * r);
-    gemm(name + "_dora_lora_weight", g * w, 2 * w * r);
-    if (g != wd) ops.push_back(Kernel(name + "_dora_lora_weight_cast", w * (g + wd)));
-    if (t.method == Method::kQlora) ops.push_back(Kernel(name + "_dora_dequant", 2.5 * w));
-    if (wd != b.e) ops.push_back(Kernel(name + "_dora_weight_cast", w * (b.e + wd)));
-    ops.push_back(Kernel(name + "_dora_weight_scale", 2 * wd * w));
-    ops.push_back(Kernel(name + "_dora_weight_sum", 3 * wd * w));
-    ops.push_back(Kernel(name + "_dora_norm", wd * w));
-    ops.push_back(Kernel(name + "_dora_magnitude", 12 * l.out));  // two fp32 vectors read, one written
+    chain.Launch(Kernel(name + "_dora_eye", 4 * l.in * l.in));
+    if (!fp32) chain.Launch(Kernel(name + "_dora_eye_cast", l.in * l.in * (4 + b.e)), 4 * l.in * l.in);
+    gemm(name + "_dora_eye_A", g * l.in * l.in + g * l.in * r, 2 * l.in * l.in * r, {g * l.in * l.in});
+    gemm(name + "_dora_lora_weight", g * w, 2 * w * r, {g * l.in * r});
+    if (g != wd) chain.Launch(Kernel(name + "_dora_lora_weight_cast", w * (g + wd)), g * w);
+    if (qlora) chain.Launch(Kernel(name + "_dora_dequant", 2.5 * w));
+    if (wd != b.e) chain.Launch(Kernel(name + "_dora_weight_cast", w * (b.e + wd)), qlora ? b.e * w : 0);
+    // s x lora_weight, written before the weight's dequantization and cast.
+    const int back = 1 + (qlora ? 1 : 0) + (wd != b.e ? 1 : 0);
+    chain.Launch(Kernel(name + "_dora_weight_scale", 2 * wd * w), {{wd * w, back}});
+    const bool weight_fresh = qlora || wd != b.e;  // the weight's cast or dequantized copy, two back
+    chain.Launch(Kernel(name + "_dora_weight_sum", 3 * wd * w), {{wd * w}, {weight_fresh ? wd * w : 0, 2}});
+    chain.Launch(Kernel(name + "_dora_norm", wd * w), wd * w);
+    chain.Launch(Kernel(name + "_dora_magnitude", 12 * l.out), 4 * l.out);  // two fp32 vectors read, one written
   }
   // The base output: the layer's own (16-bit), or with dropout the
   // recomputed one in the input's type (fp32 without autocast).
-  const double base_e = t.lora_dropout > 0 && fp32 ? 4 : b.e;
-  EagerKernel(ops, pass, name + "_dora_base_scale", n * l.out * (base_e + 4));
-  EagerKernel(ops, pass, name + "_dora_magnitude_scale", n * l.out * (e + 4));
-  if (!bwd) ops.push_back(Kernel(name + "_dora_sum", n * l.out * 12));
-  if (bwd && t.lora_dropout <= 0) ops.push_back(Kernel(name + "_dora_base_grad_add", n * l.out * 3 * b.e));
-  if (!fp32 && x_fp32) ops.push_back(Kernel(name + (bwd ? "_dora_dout_cast" : "_dora_out_cast"), n * l.out * (4 + b.e)));
+  const double base_e = t.lora_dropout > 0 && fp32 ? 4 : b.e, out = n * l.out;
+  EagerKernel(chain, pass, name + "_dora_base_scale", out * (base_e + 4));
+  EagerKernel(chain, pass, name + "_dora_magnitude_scale", out * (e + 4));
+  if (!bwd) chain.Launch(Kernel(name + "_dora_sum", out * 12), {{4 * out}, {4 * out, 2}});
+  if (bwd && t.lora_dropout <= 0) chain.Launch(Kernel(name + "_dora_base_grad_add", out * 3 * b.e));
+  if (!fp32 && x_fp32)
+    chain.Launch(Kernel(name + (bwd ? "_dora_dout_cast" : "_dora_out_cast"), out * (4 + b.e)), bwd ? 0 : 4 * out);
   if (t.lora_dropout > 0) {
     gemm(name + (bwd ? "_dora_base_dgrad" : "_dora_base_linear"), n * g * (l.in + l.out) + g * w, 2 * n * w);
-    if (bwd) ops.push_back(Kernel(name + "_dora_dx_add", n * l.in * 3 * wd));
+    if (bwd) chain.Launch(Kernel(name + "_dora_dx_add", n * l.in * 3 * wd), n * l.in * g);
   }
 }
 
@@ -231,47 +283,57 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
     // x*A then *B: 2 r (in + out) FLOPs per token forward, twice that
     // backward (input and weight gradients of both).
     const double flops = 2 * n * r * (l.in + l.out) * (bwd ? 2 : 1);
+    EagerChain chain(ops);
+    const double x = n * l.in * e, y = n * l.out * e;  // the adapter path's input and output
     if (t.method == Method::kQlora && st.adapters == Adapters::kPeft && !bwd)
-      ops.push_back(Kernel(name + "_clone", 2 * n * l.out * b.e));  // peft lora/bnb.py Linear4bit: result = result.clone()
-    if (fp32) {  // the input to fp32 forward, the input gradient back to 16 bits backward
-      ops.push_back(Kernel(name + (bwd ? "_dx_cast" : "_x_cast"), n * l.in * (4 + b.e)));
-      ops.push_back(Kernel(name + (bwd ? "_dout_cast" : "_out_cast"), n * l.out * (4 + b.e)));
-    }
+      chain.Launch(Kernel(name + "_clone", 2 * n * l.out * b.e));  // peft lora/bnb.py Linear4bit: result = result.clone()
+    // The input to fp32 forward (and the output back), the outgoing
+    // gradient to fp32 backward (and the input gradient back).
+    if (fp32 && !bwd) chain.Launch(Kernel(name + "_x_cast", n * l.in * (4 + b.e)));
+    if (fp32 && bwd) chain.Launch(Kernel(name + "_dout_cast", n * l.out * (4 + b.e)));
     // PEFT's nn.Dropout on the adapter's input (lora_dropout): reads it and
     // writes the dropped copy and its mask (a byte), backward the gradient
     // through the mask.
-    if (t.lora_dropout > 0) ops.push_back(Kernel(name + (bwd ? "_dropout_bwd" : "_dropout"), n * l.in * (2 * e + 1)));
+    if (t.lora_dropout > 0 && !bwd) chain.Launch(Kernel(name + "_dropout", n * l.in * (2 * e + 1)), fp32 ? x : 0);
+    const double adapter_input = fp32 || t.lora_dropout > 0 ? x : 0;  // fresh from the cast or the dropout
     if (st.adapters == Adapters::kFused) {
       // A reads x; B's product is added onto the base output in place
       // (addmm): forward reads x and reads and writes the output; backward
       // reads the output gradient twice and x, and adds into dx.
       const double bytes = bwd ? n * e * (2 * l.out + 3 * l.in) : n * e * (l.in + 2 * l.out);
       const int kernels = bwd ? 4 : 2;
-      for (int k = 0; k < kernels; ++k) ops.push_back(Kernel(name, bytes / kernels, flops / kernels));
+      for (int k = 0; k < kernels; ++k) chain.Launch(Kernel(name, bytes / kernels, flops / kernels));
+      if (t.lora_dropout > 0 && bwd) chain.Launch(Kernel(name + "_dropout_bwd", n * l.in * (2 * e + 1)));
       continue;
     }
     // PEFT lora.Linear: result + lora_B(lora_A(dropout(x))) * scaling, each
     // a kernel (lora_dropout 0, PEFT's and LLaMA-Factory's default, makes
     // dropout an Identity). Forward: A reads x, B writes out, the scale
     // reads and writes out, the add reads two and writes one. Backward: the
-    // scale, B's two and A's two gradient GEMMs, and dx accumulated.
-    auto gemm = [&](const std::string& k, double bytes, double f) {
+    // scale, B's two and A's two gradient GEMMs, and dx accumulated. Each
+    // reads what the kernel before it wrote (model/l2_reuse.h), but for the
+    // base layer's output and input gradient, written before the chain.
+    const double low = n * r * e;  // A's output, and its gradient
+    auto gemm = [&](const std::string& k, double bytes, double f, FreshRead fresh) {
       Op op = Kernel(k, bytes, f);
       op.fp32 = fp32;
-      ops.push_back(op);
+      chain.Launch(op, {fresh});
     };
     if (!bwd) {
-      gemm(name + "_A", n * e * l.in, flops / 2);
-      gemm(name + "_B", n * e * l.out, flops / 2);
-      ops.push_back(Kernel(name + "_scale", n * e * 2 * l.out));
-      ops.push_back(Kernel(name + "_add", n * e * 3 * l.out));
+      gemm(name + "_A", n * e * l.in, flops / 2, {adapter_input});
+      gemm(name + "_B", n * e * l.out, flops / 2, {low});
+      chain.Launch(Kernel(name + "_scale", n * e * 2 * l.out), y);
+      chain.Launch(Kernel(name + "_add", n * e * 3 * l.out), y);
+      if (fp32) chain.Launch(Kernel(name + "_out_cast", n * l.out * (4 + b.e)), y);
     } else {
-      ops.push_back(Kernel(name + "_scale_bwd", n * e * 2 * l.out));
-      gemm(name + "_B_dgrad", n * e * l.out, flops / 4);
-      gemm(name + "_B_wgrad", n * e * l.out, flops / 4);
-      gemm(name + "_A_wgrad", n * e * l.in, flops / 4);
-      gemm(name + "_A_dgrad", n * e * l.in, flops / 4);
-      ops.push_back(Kernel(name + "_dx_add", n * e * 3 * l.in));
+      chain.Launch(Kernel(name + "_scale_bwd", n * e * 2 * l.out), fp32 ? y : 0);
+      gemm(name + "_B_dgrad", n * e * l.out, flops / 4, {y});
+      gemm(name + "_B_wgrad", n * e * l.out, flops / 4, {y, 2});
+      gemm(name + "_A_wgrad", n * e * l.in, flops / 4, {low, 2});
+      gemm(name + "_A_dgrad", n * e * l.in, flops / 4, {low, 3});
+      if (t.lora_dropout > 0) chain.Launch(Kernel(name + "_dropout_bwd", n * l.in * (2 * e + 1)), x);
+      if (fp32) chain.Launch(Kernel(name + "_dx_cast", n * l.in * (4 + b.e)), x);
+      chain.Launch(Kernel(name + "_dx_add", n * e * 3 * l.in), fp32 ? n * l.in * b.e : x);
     }
     if (t.dora) DoraOps(t, b, l, name, n, e, fp32, pass, ops);
     }

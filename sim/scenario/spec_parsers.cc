@@ -170,7 +170,7 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
 GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
   v.ExpectKeys({"name", "peak", "memory", "memory_bandwidth", "nvlink", "pcie_gen", "sms",
                 "gemm_efficiency", "gemm_efficiency_fp8", "gemm_measured_on", "attention_vs_gemm", "training_rate",
-                "source", "notes"});
+                "l2_cache", "l2_partitions", "source", "notes"});
   GpuSpec g;
   g.name = name;
   YamlView peak = v.Get("peak");
@@ -188,6 +188,12 @@ GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
   if (v.Has("nvlink")) g.nvlink_bidir = v.Get("nvlink").AsBandwidth();
   g.pcie_gen = v.Get("pcie_gen").Int(1, 7);
   g.sms = v.Get("sms").Int(1, 100000);
+  if (v.Has("l2_cache")) {
+    g.l2_cache = v.Get("l2_cache").AsBytes();
+    if (!(g.l2_cache.value() >= 1024 && g.l2_cache.value() <= 4.0 * (1 << 30)))
+      v.Get("l2_cache").Fail("\"" + v.Get("l2_cache").Str() + "\" is not an L2 cache size (accepted: 1KiB to 4GiB)");
+  }
+  if (v.Has("l2_partitions")) g.l2_partitions = v.Get("l2_partitions").Int(1, 16);
   g.gemm_measured_on = v.Has("gemm_measured_on") ? v.Get("gemm_measured_on").Name() : name;
   // A GEMM's measured rate over the datasheet peak exceeds 1 on GeForce
   // cards, whose clocks run above their rated boost (topologies/gpus.yaml:

@@ -39,6 +39,11 @@ struct GpuSpec {
   // minutes beside NCCL's kernels; absent: 1. Fitted over a GPU's published
   // training runs (build/calibrate --hopper for the H100).
   std::optional<double> training_rate;
+  // The L2's size (0 when absent) and the partitions it is split into, each
+  // caching for the SMs connected to it (A100, H100: 2): what a tensor must
+  // fit in to be read back from it by any SM (model/l2_reuse.h).
+  Bytes l2_cache;
+  int l2_partitions = 1;
 };
 
 enum class IntraKind { kNvswitch, kPcie };

@@ -434,6 +434,22 @@ TEST(ScenarioOverrides, AnInlineGpusGemmEfficiencyOutsideItsRangeIsRefused) {
   EXPECT_NE(std::string(rate.what()).find("\"1.1\" must be in (0, 1]"), std::string::npos) << rate.what();
 }
 
+// An L2 is a cache, not a memory: from a KiB to 4 GiB, in 1 to 16
+// partitions.
+TEST(ScenarioOverrides, AnInlineGpusL2OutsideItsRangeIsRefused) {
+  const std::string base = "cluster.node.gpu={name: Next-GPU, peak: {bf16: 500TFLOP/s}, memory: 96GiB, "
+                           "memory_bandwidth: 3TB/s, pcie_gen: 5, sms: 120, ";
+  InputError size = LoadError({base + "l2_cache: 96TB}"});
+  EXPECT_EQ(size.key(), "cluster.node.gpu.l2_cache");
+  EXPECT_NE(std::string(size.what()).find("\"96TB\" is not an L2 cache size (accepted: 1KiB to 4GiB)"), std::string::npos)
+      << size.what();
+  InputError parts = LoadError({base + "l2_cache: 96MiB, l2_partitions: 0}"});
+  EXPECT_EQ(parts.key(), "cluster.node.gpu.l2_partitions");
+  const Scenario s = LoadScenario(WriteScenario("overrides_l2", {}), {base + "l2_cache: 96MiB, l2_partitions: 2}"});
+  EXPECT_DOUBLE_EQ(s.cluster.node.gpu.l2_cache.value(), 96.0 * (1 << 20));
+  EXPECT_EQ(s.cluster.node.gpu.l2_partitions, 2);
+}
+
 TEST(ScenarioOverrides, AnInlineGpusAttentionRatioOutsideItsRangeIsRefused) {
   const std::string gpu = "cluster.node.gpu={name: Next-GPU, peak: {bf16: 500TFLOP/s}, memory: 96GiB, "
                           "memory_bandwidth: 3TB/s, pcie_gen: 5, sms: 120, attention_vs_gemm: {cudnn: 1.4}}";

@@ -1,0 +1,102 @@
+// Tensors read back through the L2 (model/l2_reuse.h): what a chain records
+// for each kernel, when the DRAM is spared the read, and where it shows in
+// PEFT's fp32 adapter chain on an L40S (96 MiB) and an A100 (two 20 MiB
+// partitions).
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "sim/model/compute_model.h"
+#include "sim/model/l2_reuse.h"
+#include "sim/model/model_math.h"
+#include "sim/scenario/catalog.h"
+#include "sim/scenario/scenario_loader.h"
+#include "tests/test_util.h"
+
+namespace pf {
+namespace {
+
+Op Kernel(const std::string& name, double bytes) { return {name, OpKind::kMemory, Flops(0), Bytes(bytes)}; }
+
+const Op& Named(const std::vector<Op>& ops, const std::string& name) {
+  for (const Op& op : ops)
+    if (op.name == name) return op;
+  ADD_FAILURE() << "no kernel " << name;
+  return ops.front();
+}
+
+// Each read's window is the traffic of the kernels from its writer to the
+// reader; a kernel reading two tensors keeps the wider window; a read at a
+// chain's start has no writer in it.
+TEST(L2Reuse, AChainRecordsEachReadsWindow) {
+  std::vector<Op> ops;
+  EagerChain chain(ops);
+  chain.Launch(Kernel("cast", 60), 40);  // nothing before it in the chain
+  chain.Launch(Kernel("pow", 80), 40);
+  chain.Launch(Kernel("mean", 40), {{40, 1}});
+  chain.Launch(Kernel("mul", 80), {{1, 1}, {40, 3}});  // mean's output and the cast's, three back
+  ASSERT_EQ(ops.size(), 4u);
+  EXPECT_EQ(ops[0].l2_read, 0);
+  EXPECT_EQ(ops[1].l2_read, 40);
+  EXPECT_EQ(ops[1].l2_window, 60);
+  EXPECT_EQ(ops[2].l2_window, 80);
+  EXPECT_EQ(ops[3].l2_read, 41);
+  EXPECT_EQ(ops[3].l2_window, 60 + 80 + 40);
+}
+
+// The DRAM serves what the L2 does not hold: the whole kernel when its
+// window does not fit in one partition, or on a GPU whose L2 the catalog
+// does not give.
+TEST(L2Reuse, TheDramIsSparedOnlyReadsWhoseWindowFitsOnePartition) {
+  GpuSpec g;
+  Op op = Kernel("scale", 80e6);
+  op.l2_read = 40e6;
+  op.l2_window = 30e6;
+  EXPECT_EQ(DramBytes(op, g).value(), 80e6);  // no L2 in the catalog
+  g.l2_cache = Bytes(40.0 * (1 << 20));
+  EXPECT_EQ(DramBytes(op, g).value(), 40e6);
+  g.l2_partitions = 2;  // 20 MiB a partition
+  EXPECT_EQ(DramBytes(op, g).value(), 80e6);
+  op.l2_window = 20e6;
+  EXPECT_EQ(DramBytes(op, g).value(), 40e6);
+}
+
+// PEFT's method comparison (Llama-3.2-3B, LoRA on q and v, pure bf16, 4 x 221
+// tokens): lora_A reads the fp32 cast of its input, written just before it,
+// and the scale reads lora_B's output. On the L40S both come from the L2;
+// at ten times the batch the cast (40 x 221 x 3072 x 6 B = 163 MB) no longer fits and
+// the A100's 20 MiB partitions hold neither.
+TEST(L2Reuse, PeftsFp32ChainIsReadBackFromTheL40sL2) {
+  const std::string peft = testing_util::kRoot + "/tests/data/stacks/peft_mc_llama32_3b_lora_r32_l40s.yaml";
+  const Scenario s = LoadScenario(peft);
+  const TrainingSpec& t = s.training;
+  const double n = t.tokens_per_micro_batch(), in = 3072;
+  const std::vector<Op> fwd = LayerOps(s.model, t, 1, Pass::kForward, true);
+  const Op& a = Named(fwd, "lora_q_A");
+  EXPECT_DOUBLE_EQ(a.l2_read, n * in * 4);
+  EXPECT_DOUBLE_EQ(a.l2_window, n * in * 6);
+  const GpuSpec& l40s = s.cluster.node.gpu;
+  ASSERT_EQ(l40s.name, "L40S");
+  EXPECT_DOUBLE_EQ(DramBytes(a, l40s).value(), 0);
+  EXPECT_DOUBLE_EQ(DramBytes(Named(fwd, "lora_q_scale"), l40s).value(), n * in * 4);  // its write
+  const GpuSpec& a100 = GpuCatalog().at("A100-SXM4-80GB");
+  EXPECT_DOUBLE_EQ(DramBytes(a, a100).value(), a.bytes.value());
+
+  const Scenario large = LoadScenario(peft, {"training.micro_batch=40", "training.global_batch=40"});
+  const std::vector<Op> large_fwd = LayerOps(large.model, large.training, 1, Pass::kForward, true);
+  const Op& large_a = Named(large_fwd, "lora_q_A");
+  EXPECT_DOUBLE_EQ(DramBytes(large_a, l40s).value(), large_a.bytes.value());
+  // The step is slower without the L2: every kernel costs at least as much.
+  GpuSpec no_l2 = l40s;
+  no_l2.l2_cache = Bytes(0);
+  double with = 0, without = 0;
+  for (const Op& op : fwd) {
+    with += OpTime(op, l40s, t.precision, s.calibration).value();
+    without += OpTime(op, no_l2, t.precision, s.calibration).value();
+  }
+  EXPECT_LT(with, 0.9 * without);
+}
+
+}  // namespace
+}  // namespace pf
