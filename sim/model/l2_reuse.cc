@@ -6,8 +6,8 @@ namespace pf {
 
 void EagerChain::Launch(Op op, std::initializer_list<FreshRead> reads) {
   for (const FreshRead& r : reads) {
-    if (r.bytes <= 0 || traffic_.empty()) continue;
-    const int back = std::clamp(r.back, 1, static_cast<int>(traffic_.size()));
+    if (r.bytes <= 0 || r.back < 1 || r.back > Next()) continue;
+    const int back = r.back;
     double window = 0;
     for (size_t i = traffic_.size() - back; i < traffic_.size(); ++i) window += traffic_[i];
     op.l2_read += r.bytes;

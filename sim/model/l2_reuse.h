@@ -29,11 +29,17 @@ struct FreshRead {
 // The kernels of one eager chain in launch order. Each launch records the
 // bytes it reads from kernels launched before it in the chain, and the
 // traffic since the oldest of those began writing (Op::l2_read, l2_window).
+// A read names bytes the kernel's own Op::bytes counts as read, never its
+// writes; a read from before the chain's first kernel claims nothing.
 class EagerChain {
  public:
   explicit EagerChain(std::vector<Op>& ops) : ops_(ops) {}
   void Launch(Op op, std::initializer_list<FreshRead> reads = {});
   void Launch(Op op, double fresh) { Launch(std::move(op), {FreshRead{fresh, 1}}); }
+  // The index the next launch will have, and a read's `back` from a later
+  // launch to the kernel launched at `index`.
+  int Next() const { return static_cast<int>(traffic_.size()); }
+  int Back(int index) const { return Next() - index; }
 
  private:
   std::vector<Op>& ops_;

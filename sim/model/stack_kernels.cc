@@ -28,16 +28,18 @@ void EagerKernel(EagerChain& chain, Pass pass, const std::string& name, double b
   chain.Launch(Kernel(name + "_bwd2", bytes), {{fresh.bytes, fresh.back + 1}});
 }
 
-// One elementwise op of an eager chain: its forward bytes, what it reads
-// that ops launched just before it in the chain wrote (model/l2_reuse.h;
-// nothing where its input comes from outside the chain: a GEMM, the
-// residual stream), and the bytes of its output's gradient the next op's
-// backward writes (negative: what the next op reads of its output).
+// One elementwise op of an eager chain, in launch order: its forward
+// bytes; what it reads that ops launched just before it in the chain wrote
+// (model/l2_reuse.h; nothing where its input comes from outside the chain:
+// a GEMM, the residual stream); and `grad`, the bytes of its output's
+// gradient that the next op's backward writes just before this op's
+// backward reads it (0 where the next op does not read this one's output,
+// or its backward launches no kernel: an add's passes the gradient on).
 struct EagerStep {
   std::string name;
   double bytes = 0;
   FreshRead fresh = {}, also = {};
-  double grad = -1;
+  double grad = 0;
 };
 
 // Eager ops in order: forward one kernel each; backward in reverse, each
@@ -49,11 +51,7 @@ void EagerSteps(std::vector<Op>& ops, Pass pass, const std::vector<EagerStep>& s
     for (const EagerStep& s : steps) chain.Launch(Kernel(s.name, s.bytes), {s.fresh, s.also});
     return;
   }
-  for (size_t k = steps.size(); k-- > 0;) {
-    const double next = k + 1 < steps.size() ? steps[k + 1].fresh.bytes : 0;
-    const double grad = steps[k].grad >= 0 ? steps[k].grad : next;
-    EagerKernel(chain, pass, steps[k].name, steps[k].bytes, {grad, 2});
-  }
+  for (size_t k = steps.size(); k-- > 0;) EagerKernel(chain, pass, steps[k].name, steps[k].bytes, {steps[k].grad, 2});
 }
 
 }  // namespace
@@ -86,13 +84,14 @@ void NormOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pas
   const bool upcast = b.re != b.e;
   const double t = b.tokens;
   std::vector<EagerStep> steps;
-  if (!upcast) steps.push_back({s + "_to_fp32", n * (e + 4)});
-  steps.push_back({s + "_pow", n * 8, {upcast ? 0 : n * 4}});
-  steps.push_back({s + "_mean", n * 4, {n * 4}});
-  steps.push_back({s + "_add_eps", t * 8, {t * 4}});
-  steps.push_back({s + "_rsqrt", t * 8, {t * 4}});
-  steps.push_back({s + "_mul", n * 8, {t * 4}, {upcast ? 0 : n * 4, 5}});  // and the fp32 cast, 5 kernels back
-  if (!upcast) steps.push_back({s + "_to_bf16", n * (4 + e), {n * 4}});
+  if (!upcast) steps.push_back({s + "_to_fp32", n * (e + 4), {}, {}, n * 4});
+  steps.push_back({s + "_pow", n * 8, {upcast ? 0 : n * 4}, {}, n * 4});
+  steps.push_back({s + "_mean", n * 4, {n * 4}, {}, t * 4});
+  steps.push_back({s + "_add_eps", t * 8, {t * 4}, {}, t * 4});
+  steps.push_back({s + "_rsqrt", t * 8, {t * 4}, {}, t * 4});
+  // x * rsqrt: and the fp32 cast, 5 kernels back.
+  steps.push_back({s + "_mul", n * 8, {t * 4}, {upcast ? 0 : n * 4, 5}, n * 4});
+  if (!upcast) steps.push_back({s + "_to_bf16", n * (4 + e), {n * 4}, {}, n * e});
   steps.push_back({s + "_mul_weight", n * 2 * e, {n * e}});
   EagerSteps(ops, pass, steps);
 }
@@ -113,15 +112,18 @@ void RopeOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pas
     // is gathered for the positions (4 B a rotated pair), not recomputed.
     if (pass == Pass::kForward) ops.push_back(Kernel("rope_cache_gather", b.tokens * m.head_dim() * 4));
     const double half = qk * 2;  // one fp32 half
+    // In Python's order: torch.stack([re * cos - im * sin, im * cos + re *
+    // sin]), each half read from the cast (torchtune
+    // modules/position_embeddings.py).
     EagerSteps(ops, pass,
                {{"rope_to_fp32", qk * (e + 4)},
                 {"rope_mul_re_cos", qk * 4, {half}},
                 {"rope_mul_im_sin", qk * 4, {half, 2}},
-                {"rope_mul_im_cos", qk * 4, {half, 3}},
-                {"rope_mul_re_sin", qk * 4, {half, 4}},
-                {"rope_sub", qk * 6, {2 * half, 4}},  // re x cos (4 back) - im x sin (3 back)
-                {"rope_add", qk * 6, {2 * half, 3}},  // im x cos (3 back) + re x sin (2 back)
-                {"rope_stack", qk * 8, {2 * half, 2}},
+                {"rope_sub", qk * 6, {2 * half, 2}},
+                {"rope_mul_im_cos", qk * 4, {half, 4}},
+                {"rope_mul_re_sin", qk * 4, {half, 5}},
+                {"rope_add", qk * 6, {2 * half, 2}},
+                {"rope_stack", qk * 8, {2 * half, 4}, {}, qk * 4},  // the difference 4 back, the sum 1
                 {"rope_to_bf16", qk * (4 + e), {qk * 4}}});
     return;
   }
@@ -132,10 +134,12 @@ void RopeOps(const ModelSpec& m, const BlockShape& b, const StackTraits& st, Pas
   }
   // q * cos + rotate_half(q) * sin: neg reads q's second half, cat it and
   // q's first half, the add both products (q x cos four kernels back).
+  // Backward the add launches nothing: the products' gradients read the
+  // attention's.
   EagerSteps(ops, pass,
-             {{"rope_mul_cos", qk * 2 * e, {}, {}, 0},
-              {"rope_neg", qk * e},
-              {"rope_cat", qk * 2 * e, {qk * e / 2}},
+             {{"rope_mul_cos", qk * 2 * e},
+              {"rope_neg", qk * e, {}, {}, qk * e / 2},
+              {"rope_cat", qk * 2 * e, {qk * e / 2}, {}, qk * e},
               {"rope_mul_sin", qk * 2 * e, {qk * e}},
               {"rope_add", qk * 3 * e, {qk * e}, {qk * e, 4}}});
 }
@@ -174,93 +178,115 @@ void ActivationOps(const ModelSpec& m, const BlockShape& b, const StackTraits& s
       // up.clamp(-limit, limit), glu = gate * torch.sigmoid(gate * alpha),
       // (up + 1) * glu: seven kernels where a SwiGLU runs two.
       const double a = act * e;
+      // In Python's order; backward claims no reuse (the products' inputs
+      // fan out).
       EagerSteps(ops, pass,
                  {{"gate_clamp", 2 * a},
                   {"up_clamp", 2 * a},
                   {"gate_alpha", 2 * a, {a, 2}},
                   {"sigmoid", 2 * a, {a}},
-                  {"up_plus_one", 2 * a, {a, 3}},
-                  {"gate_mul_sigmoid", 3 * a, {2 * a, 3}},  // the gate (4 back) and the sigmoid (2 back)
-                  {"glu_mul_up", 3 * a, {a}, {a, 2}}});
+                  {"gate_mul_sigmoid", 3 * a, {2 * a, 4}},  // the sigmoid (1 back) and the clamped gate (4)
+                  {"up_plus_one", 2 * a, {a, 4}},
+                  {"glu_mul_up", 3 * a, {2 * a, 2}}});
     } else {
       // act_fn(gate_proj(x)) * up_proj(x): the up projection's GEMM runs
-      // between the two (outside the chain); backward the product's
-      // gradient for the SiLU's output is written just before its backward.
-      EagerSteps(ops, pass, {{"silu", act * 2 * e, {}, {}, act * e}, {"gate_mul_up", act * 3 * e}});
+      // between the two (outside the chain), and backward its gradient
+      // GEMMs between the product's backward and the SiLU's.
+      EagerSteps(ops, pass, {{"silu", act * 2 * e}, {"gate_mul_up", act * 3 * e}});
     }
   }
 }
 
 namespace {
 
-// PEFT's DoRA on one adapted linear layer `l` of `name`, n tokens, the
-// adapter path's element bytes `e` (fp32 under pure bf16, `fp32`).
-void DoraOps(const TrainingSpec& t, const BlockShape& b, const AdaptedLinear& l, const std::string& name, double n,
-             double e, bool fp32, Pass pass, std::vector<Op>& ops) {
-  const bool bwd = pass == Pass::kBackward;
-  const double r = t.lora_rank;
-  // PEFT's DoRA (tuners/lora/dora.py DoraLinearLayer.forward and
-  // variants.py DoraLinearVariant.forward @ 5d602fdb), each call a
-  // kernel. The adapters are fp32 (autocast_adapter_dtype). lora.Linear
-  // casts the input to their fp32 with autocast or without
-  // (_cast_input_dtype), so DoRA's weight-side tensors are fp32; bnb's
-  // 4-bit Linear casts it only without autocast (lora/bnb.py), so under
-  // QLoRA with autocast they stay 16-bit. Every forward:
-  // lora_weight = lora_B(lora_A(eye(in))).T, an in x in fp32 identity
-  // through both adapters (under autocast cast to 16 bits first, and
-  // the 16-bit product cast to the input's type after); the base
-  // weight in the input's type (dequantized first under QLoRA); s x
-  // lora_weight, the sum and its norm per output row, detached (no
-  // backward: DoRA's Sec. 4.3), and magnitude / norm. Then on the
-  // outputs, against fp32 magnitudes: (mag_norm_scale - 1) x
-  // base_result and mag_norm_scale x lora_result (LoRA's scale above
-  // multiplies by s), their sum; backward, each multiply's gradient for
-  // each input (the magnitude's reduced over the tokens) and, where the
-  // base output feeds both the sum and the rescaling, its two gradients
-  // added. Under autocast the fp32 sum is cast back to 16 bits. With
-  // lora_dropout the base result is not reused: F.linear(dropout(x),
-  // weight) runs again, with its input gradient (added to the
-  // adapter's) backward.
-  const bool x_fp32 = !(t.method == Method::kQlora && !fp32);
-  const double w = l.in * l.out, g = fp32 ? 4 : b.e;  // g: the adapter GEMMs' output bytes
-  const double wd = x_fp32 ? 4 : b.e;                   // the weight side's element bytes
-  const bool qlora = t.method == Method::kQlora;
-  EagerChain chain(ops);
-  auto gemm = [&](const std::string& k, double bytes, double f, FreshRead fresh = {}) {
+// PEFT's DoRA (tuners/lora/dora.py DoraLinearLayer.forward and
+// variants.py DoraLinearVariant.forward @ 5d602fdb), each call a kernel.
+// The adapters are fp32 (autocast_adapter_dtype). lora.Linear casts the
+// input to their fp32 with autocast or without (_cast_input_dtype), so
+// DoRA's weight-side tensors are fp32; bnb's 4-bit Linear casts it only
+// without autocast (lora/bnb.py), so under QLoRA with autocast they stay
+// 16-bit. Every forward, after the input's cast and dropout and before
+// lora_A(x): lora_weight = lora_B(lora_A(eye(in))).T, an in x in fp32
+// identity through both adapters (under autocast cast to 16 bits first,
+// and the 16-bit product cast to the input's type after); the base weight
+// in the input's type (dequantized first under QLoRA); s x lora_weight,
+// the sum and its norm per output row, detached (no backward: DoRA's Sec.
+// 4.3), and magnitude / norm. Then on the outputs, against fp32
+// magnitudes: (mag_norm_scale - 1) x base_result and mag_norm_scale x
+// lora_result, x scaling (LoRA's scale kernel), their sum, added to the
+// result; backward, each multiply's gradient for each input (the
+// magnitude's reduced over the tokens) and, where the base output feeds
+// both the sum and the rescaling, its two gradients added. Under autocast
+// the fp32 sum is cast back to 16 bits. With lora_dropout the base result
+// is not reused: F.linear(dropout(x), weight) runs again, with its input
+// gradient (added to the adapter's) backward.
+struct Dora {
+  const TrainingSpec& t;
+  const BlockShape& b;
+  const AdaptedLinear& l;
+  const std::string& name;
+  double n, e;  // tokens; the adapter path's element bytes
+  bool fp32;    // PEFT's fp32 adapters without autocast
+  bool x_fp32() const { return !(t.method == Method::kQlora && !fp32); }
+  double g() const { return fp32 ? 4 : b.e; }         // the adapter GEMMs' output bytes
+  double wd() const { return x_fp32() ? 4 : b.e; }     // the weight side's element bytes
+  double out() const { return n * l.out; }
+  // The recomputed base output under dropout, in the input's type (fp32
+  // without autocast); else the layer's own, 16-bit.
+  double base_e() const { return t.lora_dropout > 0 && fp32 ? 4 : b.e; }
+
+  void Gemm(EagerChain& chain, const std::string& k, double bytes, double f, FreshRead fresh = {}) const {
     Op op = Kernel(k, bytes, f);
     op.fp32 = fp32;
     chain.Launch(op, {fresh});
-  };
-  if (!bwd) {
-    chain.Launch(Kernel(name + "_dora_eye", 4 * l.in * l.in));
-    if (!fp32) chain.Launch(Kernel(name + "_dora_eye_cast", l.in * l.in * (4 + b.e)), 4 * l.in * l.in);
-    gemm(name + "_dora_eye_A", g * l.in * l.in + g * l.in * r, 2 * l.in * l.in * r, {g * l.in * l.in});
-    gemm(name + "_dora_lora_weight", g * w, 2 * w * r, {g * l.in * r});
-    if (g != wd) chain.Launch(Kernel(name + "_dora_lora_weight_cast", w * (g + wd)), g * w);
+  }
+
+  // The weight side, every forward.
+  void Weight(EagerChain& chain) const {
+    const double w = l.in * l.out, r = t.lora_rank, in = l.in;
+    const bool qlora = t.method == Method::kQlora;
+    chain.Launch(Kernel(name + "_dora_eye", 4 * in * in));
+    if (!fp32) chain.Launch(Kernel(name + "_dora_eye_cast", in * in * (4 + b.e)), 4 * in * in);
+    Gemm(chain, name + "_dora_eye_A", g() * in * in + g() * in * r, 2 * in * in * r, {g() * in * in});
+    Gemm(chain, name + "_dora_lora_weight", g() * w, 2 * w * r);  // reads the rank-r product (not in its bytes)
+    if (g() != wd()) chain.Launch(Kernel(name + "_dora_lora_weight_cast", w * (g() + wd())), g() * w);
+    const int product = chain.Next() - 1;  // s x lora_weight reads it after the weight's dequantization and cast
     if (qlora) chain.Launch(Kernel(name + "_dora_dequant", 2.5 * w));
-    if (wd != b.e) chain.Launch(Kernel(name + "_dora_weight_cast", w * (b.e + wd)), qlora ? b.e * w : 0);
-    // s x lora_weight, written before the weight's dequantization and cast.
-    const int back = 1 + (qlora ? 1 : 0) + (wd != b.e ? 1 : 0);
-    chain.Launch(Kernel(name + "_dora_weight_scale", 2 * wd * w), {{wd * w, back}});
-    const bool weight_fresh = qlora || wd != b.e;  // the weight's cast or dequantized copy, two back
-    chain.Launch(Kernel(name + "_dora_weight_sum", 3 * wd * w), {{wd * w}, {weight_fresh ? wd * w : 0, 2}});
-    chain.Launch(Kernel(name + "_dora_norm", wd * w), wd * w);
+    if (wd() != b.e) chain.Launch(Kernel(name + "_dora_weight_cast", w * (b.e + wd())), qlora ? b.e * w : 0);
+    chain.Launch(Kernel(name + "_dora_weight_scale", 2 * wd() * w), {{wd() * w, chain.Back(product)}});
+    const bool weight_fresh = qlora || wd() != b.e;  // the weight's cast or dequantized copy, two back
+    chain.Launch(Kernel(name + "_dora_weight_sum", 3 * wd() * w), {{wd() * w}, {weight_fresh ? wd() * w : 0, 2}});
+    chain.Launch(Kernel(name + "_dora_norm", wd() * w), wd() * w);
     chain.Launch(Kernel(name + "_dora_magnitude", 12 * l.out), 4 * l.out);  // two fp32 vectors read, one written
   }
-  // The base output: the layer's own (16-bit), or with dropout the
-  // recomputed one in the input's type (fp32 without autocast).
-  const double base_e = t.lora_dropout > 0 && fp32 ? 4 : b.e, out = n * l.out;
-  EagerKernel(chain, pass, name + "_dora_base_scale", out * (base_e + 4));
-  EagerKernel(chain, pass, name + "_dora_magnitude_scale", out * (e + 4));
-  if (!bwd) chain.Launch(Kernel(name + "_dora_sum", out * 12), {{4 * out}, {4 * out, 2}});
-  if (bwd && t.lora_dropout <= 0) chain.Launch(Kernel(name + "_dora_base_grad_add", out * 3 * b.e));
-  if (!fp32 && x_fp32)
-    chain.Launch(Kernel(name + (bwd ? "_dora_dout_cast" : "_dora_out_cast"), out * (4 + b.e)), bwd ? 0 : 4 * out);
-  if (t.lora_dropout > 0) {
-    gemm(name + (bwd ? "_dora_base_dgrad" : "_dora_base_linear"), n * g * (l.in + l.out) + g * w, 2 * n * w);
-    if (bwd) chain.Launch(Kernel(name + "_dora_dx_add", n * l.in * 3 * wd), n * l.in * g);
+
+  // After lora_B, before LoRA's scale: the base output recomputed under
+  // dropout, its rescaling and the adapter output's (which reads lora_B's,
+  // written `lora_b` launches back).
+  void Outputs(EagerChain& chain, Pass pass, int lora_b) const {
+    const bool bwd = pass == Pass::kBackward;
+    const double w = l.in * l.out;
+    if (t.lora_dropout > 0 && !bwd)
+      Gemm(chain, name + "_dora_base_linear", n * g() * (l.in + l.out) + g() * w, 2 * n * w);
+    EagerKernel(chain, pass, name + "_dora_base_scale", out() * (base_e() + 4));
+    EagerKernel(chain, pass, name + "_dora_magnitude_scale", out() * (e + 4),
+                bwd ? FreshRead{} : FreshRead{n * l.out * e, chain.Back(lora_b)});
+    if (bwd && t.lora_dropout <= 0) chain.Launch(Kernel(name + "_dora_base_grad_add", out() * 3 * b.e));
+    if (t.lora_dropout > 0 && bwd) {
+      Gemm(chain, name + "_dora_base_dgrad", n * g() * (l.in + l.out) + g() * w, 2 * n * w);
+      chain.Launch(Kernel(name + "_dora_dx_add", n * l.in * 3 * wd()), n * l.in * g());
+    }
   }
-}
+
+  // After LoRA's scale: the sum of the two rescaled outputs (the base's
+  // written three launches back), and its cast back under autocast.
+  void Sum(EagerChain& chain, Pass pass) const {
+    const bool bwd = pass == Pass::kBackward;
+    if (!bwd) chain.Launch(Kernel(name + "_dora_sum", out() * 12), {{4 * out()}, {4 * out(), 3}});
+    if (!fp32 && x_fp32())
+      chain.Launch(Kernel(name + (bwd ? "_dora_dout_cast" : "_dora_out_cast"), out() * (4 + b.e)), bwd ? 0 : 4 * out());
+  }
+};
 
 }  // namespace
 
@@ -283,19 +309,28 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
     // x*A then *B: 2 r (in + out) FLOPs per token forward, twice that
     // backward (input and weight gradients of both).
     const double flops = 2 * n * r * (l.in + l.out) * (bwd ? 2 : 1);
+    // Each adapted layer's kernels in launch order, each claiming what the
+    // kernels just before it wrote (model/l2_reuse.h); the base layer's
+    // output and input gradient are written before the chain.
     EagerChain chain(ops);
     const double x = n * l.in * e, y = n * l.out * e;  // the adapter path's input and output
+    const bool dora = t.dora && st.adapters == Adapters::kPeft;
+    const Dora d{t, b, l, name, n, e, fp32};
     if (t.method == Method::kQlora && st.adapters == Adapters::kPeft && !bwd)
       chain.Launch(Kernel(name + "_clone", 2 * n * l.out * b.e));  // peft lora/bnb.py Linear4bit: result = result.clone()
-    // The input to fp32 forward (and the output back), the outgoing
-    // gradient to fp32 backward (and the input gradient back).
+    // Forward the input cast to fp32 (and the output back after the add).
+    // Backward the output's gradient cast to fp32; then autograd casts the
+    // add's fp32 gradient for the bf16 result back to bf16 (engine.cpp
+    // validate_outputs), and the input gradient back after the adapter.
     if (fp32 && !bwd) chain.Launch(Kernel(name + "_x_cast", n * l.in * (4 + b.e)));
-    if (fp32 && bwd) chain.Launch(Kernel(name + "_dout_cast", n * l.out * (4 + b.e)));
+    if (fp32 && bwd) {
+      chain.Launch(Kernel(name + "_dout_cast", n * l.out * (4 + b.e)));
+      chain.Launch(Kernel(name + "_dresult_cast", n * l.out * (4 + b.e)), {{y, 1}});
+    }
     // PEFT's nn.Dropout on the adapter's input (lora_dropout): reads it and
     // writes the dropped copy and its mask (a byte), backward the gradient
     // through the mask.
     if (t.lora_dropout > 0 && !bwd) chain.Launch(Kernel(name + "_dropout", n * l.in * (2 * e + 1)), fp32 ? x : 0);
-    const double adapter_input = fp32 || t.lora_dropout > 0 ? x : 0;  // fresh from the cast or the dropout
     if (st.adapters == Adapters::kFused) {
       // A reads x; B's product is added onto the base output in place
       // (addmm): forward reads x and reads and writes the output; backward
@@ -310,32 +345,40 @@ void AdapterOps(const ModelSpec& m, const TrainingSpec& t, const BlockShape& b, 
     // a kernel (lora_dropout 0, PEFT's and LLaMA-Factory's default, makes
     // dropout an Identity). Forward: A reads x, B writes out, the scale
     // reads and writes out, the add reads two and writes one. Backward: the
-    // scale, B's two and A's two gradient GEMMs, and dx accumulated. Each
-    // reads what the kernel before it wrote (model/l2_reuse.h), but for the
-    // base layer's output and input gradient, written before the chain.
-    const double low = n * r * e;  // A's output, and its gradient
-    auto gemm = [&](const std::string& k, double bytes, double f, FreshRead fresh) {
+    // scale, B's two and A's two gradient GEMMs, and dx accumulated (after
+    // the base layer's input gradient, outside the chain).
+    auto gemm = [&](const std::string& k, double bytes, double f, FreshRead fresh = {}) {
       Op op = Kernel(k, bytes, f);
       op.fp32 = fp32;
       chain.Launch(op, {fresh});
     };
     if (!bwd) {
-      gemm(name + "_A", n * e * l.in, flops / 2, {adapter_input});
-      gemm(name + "_B", n * e * l.out, flops / 2, {low});
+      if (dora) d.Weight(chain);  // between the input's cast and lora_A
+      const bool input_fresh = !dora && (fp32 || t.lora_dropout > 0);  // the cast's or the dropout's output
+      gemm(name + "_A", n * e * l.in, flops / 2, {input_fresh ? x : 0});
+      gemm(name + "_B", n * e * l.out, flops / 2);  // reads A's rank-r output (not in its bytes)
+      const int lora_b = chain.Next() - 1;
+      if (dora) d.Outputs(chain, pass, lora_b);
+      // x scaling reads lora_B's output, or DoRA's rescaled one; the add
+      // it, or DoRA's sum (at most the e bytes an element their bytes
+      // count).
       chain.Launch(Kernel(name + "_scale", n * e * 2 * l.out), y);
+      if (dora) d.Sum(chain, pass);
       chain.Launch(Kernel(name + "_add", n * e * 3 * l.out), y);
       if (fp32) chain.Launch(Kernel(name + "_out_cast", n * l.out * (4 + b.e)), y);
     } else {
-      chain.Launch(Kernel(name + "_scale_bwd", n * e * 2 * l.out), fp32 ? y : 0);
-      gemm(name + "_B_dgrad", n * e * l.out, flops / 4, {y});
-      gemm(name + "_B_wgrad", n * e * l.out, flops / 4, {y, 2});
-      gemm(name + "_A_wgrad", n * e * l.in, flops / 4, {low, 2});
-      gemm(name + "_A_dgrad", n * e * l.in, flops / 4, {low, 3});
+      if (dora) d.Sum(chain, pass);
+      chain.Launch(Kernel(name + "_scale_bwd", n * e * 2 * l.out), {{fp32 ? y : 0, 2}});  // the fp32 gradient, cast 2 back
+      const int scaled = chain.Next() - 1;
+      if (dora) d.Outputs(chain, pass, 0);
+      gemm(name + "_B_dgrad", n * e * l.out, flops / 4, {dora ? 0 : y, chain.Back(scaled)});
+      gemm(name + "_B_wgrad", n * e * l.out, flops / 4, {dora ? 0 : y, chain.Back(scaled)});
+      gemm(name + "_A_wgrad", n * e * l.in, flops / 4);
+      gemm(name + "_A_dgrad", n * e * l.in, flops / 4);
       if (t.lora_dropout > 0) chain.Launch(Kernel(name + "_dropout_bwd", n * l.in * (2 * e + 1)), x);
       if (fp32) chain.Launch(Kernel(name + "_dx_cast", n * l.in * (4 + b.e)), x);
-      chain.Launch(Kernel(name + "_dx_add", n * e * 3 * l.in), fp32 ? n * l.in * b.e : x);
+      chain.Launch(Kernel(name + "_dx_add", n * e * 3 * l.in));
     }
-    if (t.dora) DoraOps(t, b, l, name, n, e, fp32, pass, ops);
     }
 }
 

@@ -2,6 +2,7 @@
 // for each kernel, when the DRAM is spared the read, and where it shows in
 // PEFT's fp32 adapter chain on an L40S (96 MiB) and an A100 (two 20 MiB
 // partitions).
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "sim/model/compute_model.h"
 #include "sim/model/l2_reuse.h"
 #include "sim/model/model_math.h"
+#include "sim/model/padding.h"
 #include "sim/scenario/catalog.h"
 #include "sim/scenario/scenario_loader.h"
 #include "tests/test_util.h"
@@ -28,7 +30,7 @@ const Op& Named(const std::vector<Op>& ops, const std::string& name) {
 
 // Each read's window is the traffic of the kernels from its writer to the
 // reader; a kernel reading two tensors keeps the wider window; a read at a
-// chain's start has no writer in it.
+// chain's start, or further back than the chain goes, has no writer in it.
 TEST(L2Reuse, AChainRecordsEachReadsWindow) {
   std::vector<Op> ops;
   EagerChain chain(ops);
@@ -43,6 +45,8 @@ TEST(L2Reuse, AChainRecordsEachReadsWindow) {
   EXPECT_EQ(ops[2].l2_window, 80);
   EXPECT_EQ(ops[3].l2_read, 41);
   EXPECT_EQ(ops[3].l2_window, 60 + 80 + 40);
+  chain.Launch(Kernel("far", 10), {{5, 9}});  // written before the chain began: claims nothing
+  EXPECT_EQ(ops[4].l2_read, 0);
 }
 
 // The DRAM serves what the L2 does not hold: the whole kernel when its
@@ -63,15 +67,17 @@ TEST(L2Reuse, TheDramIsSparedOnlyReadsWhoseWindowFitsOnePartition) {
 }
 
 // PEFT's method comparison (Llama-3.2-3B, LoRA on q and v, pure bf16, 4 x 221
-// tokens): lora_A reads the fp32 cast of its input, written just before it,
-// and the scale reads lora_B's output. On the L40S both come from the L2;
-// at ten times the batch the cast (40 x 221 x 3072 x 6 B = 163 MB) no longer fits and
-// the A100's 20 MiB partitions hold neither.
-TEST(L2Reuse, PeftsFp32ChainIsReadBackFromTheL40sL2) {
+// tokens as padded): lora_A reads the fp32 cast of its input, written just
+// before it (884 x 3072 x 6 B = 16.3 MB of traffic since), and the scale
+// reads lora_B's output. On the L40S (96 MiB) both come from the L2, and on
+// an A100's 20 MiB partition the cast does too; at ten times the batch
+// (163 MB) neither holds it.
+TEST(L2Reuse, PeftsFp32ChainIsReadBackFromTheL2) {
   const std::string peft = testing_util::kRoot + "/tests/data/stacks/peft_mc_llama32_3b_lora_r32_l40s.yaml";
-  const Scenario s = LoadScenario(peft);
+  const Scenario s = PaddedView(LoadScenario(peft));
   const TrainingSpec& t = s.training;
   const double n = t.tokens_per_micro_batch(), in = 3072;
+  ASSERT_EQ(n, 4 * 221);
   const std::vector<Op> fwd = LayerOps(s.model, t, 1, Pass::kForward, true);
   const Op& a = Named(fwd, "lora_q_A");
   EXPECT_DOUBLE_EQ(a.l2_read, n * in * 4);
@@ -81,12 +87,15 @@ TEST(L2Reuse, PeftsFp32ChainIsReadBackFromTheL40sL2) {
   EXPECT_DOUBLE_EQ(DramBytes(a, l40s).value(), 0);
   EXPECT_DOUBLE_EQ(DramBytes(Named(fwd, "lora_q_scale"), l40s).value(), n * in * 4);  // its write
   const GpuSpec& a100 = GpuCatalog().at("A100-SXM4-80GB");
-  EXPECT_DOUBLE_EQ(DramBytes(a, a100).value(), a.bytes.value());
+  EXPECT_DOUBLE_EQ(DramBytes(a, a100).value(), 0);
+  // lora_B reads A's rank-32 output, which its bytes do not count: no claim.
+  EXPECT_EQ(Named(fwd, "lora_q_B").l2_read, 0);
 
-  const Scenario large = LoadScenario(peft, {"training.micro_batch=40", "training.global_batch=40"});
+  const Scenario large = PaddedView(LoadScenario(peft, {"training.micro_batch=40", "training.global_batch=40"}));
   const std::vector<Op> large_fwd = LayerOps(large.model, large.training, 1, Pass::kForward, true);
   const Op& large_a = Named(large_fwd, "lora_q_A");
   EXPECT_DOUBLE_EQ(DramBytes(large_a, l40s).value(), large_a.bytes.value());
+  EXPECT_DOUBLE_EQ(DramBytes(large_a, a100).value(), large_a.bytes.value());
   // The step is slower without the L2: every kernel costs at least as much.
   GpuSpec no_l2 = l40s;
   no_l2.l2_cache = Bytes(0);
@@ -96,6 +105,36 @@ TEST(L2Reuse, PeftsFp32ChainIsReadBackFromTheL40sL2) {
     without += OpTime(op, no_l2, t.precision, s.calibration).value();
   }
   EXPECT_LT(with, 0.9 * without);
+}
+
+// Backward, the scale's backward reads the output's gradient cast to fp32
+// two kernels back (autograd's cast of the add's gradient for the bf16
+// result between), and the adapter's input gradient is added to the base
+// layer's after that layer's gradient GEMM: not from the L2.
+TEST(L2Reuse, PeftsBackwardClaimsOnlyTheGradientsJustWritten) {
+  const std::string peft = testing_util::kRoot + "/tests/data/stacks/peft_mc_llama32_3b_lora_r32_l40s.yaml";
+  const Scenario s = PaddedView(LoadScenario(peft));
+  const double n = s.training.tokens_per_micro_batch(), out = 3072;
+  const std::vector<Op> bwd = LayerOps(s.model, s.training, 1, Pass::kBackward, true);
+  const Op& scale = Named(bwd, "lora_q_scale_bwd");
+  EXPECT_DOUBLE_EQ(scale.l2_read, n * out * 4);
+  EXPECT_DOUBLE_EQ(scale.l2_window, 2 * n * out * 6);
+  EXPECT_DOUBLE_EQ(Named(bwd, "lora_q_dresult_cast").bytes.value(), n * out * 6);
+  EXPECT_EQ(Named(bwd, "lora_q_dx_add").l2_read, 0);
+  EXPECT_EQ(Named(bwd, "silu_bwd").l2_read, 0);  // the up projection's gradient GEMMs run between
+}
+
+// No kernel of any bundled stack row claims more from the L2 than it
+// moves, forward or backward.
+TEST(L2Reuse, NoKernelClaimsMoreThanItMoves) {
+  for (const auto& entry : std::filesystem::directory_iterator(testing_util::kRoot + "/tests/data/stacks")) {
+    const Scenario s = PaddedView(LoadScenario(entry.path().string()));
+    for (Pass pass : {Pass::kForward, Pass::kBackward})
+      for (const Op& op : LayerOps(s.model, s.training, s.parallel.tp, pass, true)) {
+        EXPECT_LE(op.l2_read, op.bytes.value() * (1 + 1e-12)) << entry.path().filename() << " " << op.name;
+        EXPECT_GE(op.l2_read, 0) << op.name;
+      }
+  }
 }
 
 }  // namespace
