@@ -12,6 +12,8 @@
 #include "sim/model/l2_reuse.h"
 #include "sim/model/model_math.h"
 #include "sim/model/padding.h"
+#include "sim/model/stack.h"
+#include "sim/model/stack_kernels.h"
 #include "sim/scenario/catalog.h"
 #include "sim/scenario/scenario_loader.h"
 #include "tests/test_util.h"
@@ -122,6 +124,53 @@ TEST(L2Reuse, PeftsBackwardClaimsOnlyTheGradientsJustWritten) {
   EXPECT_DOUBLE_EQ(Named(bwd, "lora_q_dresult_cast").bytes.value(), n * out * 6);
   EXPECT_EQ(Named(bwd, "lora_q_dx_add").l2_read, 0);
   EXPECT_EQ(Named(bwd, "silu_bwd").l2_read, 0);  // the up projection's gradient GEMMs run between
+}
+
+// Hugging Face's LlamaRMSNorm op by op: pow reads the fp32 cast just
+// written; x * rsqrt reads it again five kernels back; backward, the cast
+// back to bf16 reads the gradient the weight's multiply wrote (its two
+// kernels), and that multiply, first, reads the projections' (outside).
+TEST(L2Reuse, TheEagerNormsChainInLaunchOrder) {
+  ModelSpec m;
+  m.hidden = 1000;
+  m.layernorm = false;  // RMSNorm
+  BlockShape b;
+  b.tokens = 10;
+  b.hidden = 1000;
+  const double n = 10 * 1000;
+  std::vector<Op> fwd, bwd;
+  NormOps(m, b, TraitsOf(Stack::kHf), Pass::kForward, "norm1", fwd);
+  NormOps(m, b, TraitsOf(Stack::kHf), Pass::kBackward, "norm1", bwd);
+  EXPECT_EQ(Named(fwd, "norm1_pow").l2_read, n * 4);
+  EXPECT_EQ(Named(fwd, "norm1_pow").l2_window, n * 6);
+  const Op& mul = Named(fwd, "norm1_mul");
+  EXPECT_EQ(mul.l2_read, 10 * 4 + n * 4);
+  EXPECT_EQ(mul.l2_window, n * 6 + n * 8 + n * 4 + 10 * 8 + 10 * 8);
+  EXPECT_EQ(Named(bwd, "norm1_mul_weight_bwd").l2_read, 0);
+  EXPECT_EQ(Named(bwd, "norm1_to_bf16_bwd").l2_read, n * 2);
+  EXPECT_EQ(Named(bwd, "norm1_to_bf16_bwd").l2_window, 2 * n * 4);
+}
+
+// torchtune's fp32 RoPE in Python's order, stack([re cos - im sin, im cos +
+// re sin]): the stack reads the difference four kernels back, so its
+// window spans the second product pair and the sum.
+TEST(L2Reuse, TorchtunesRopeStacksTheDifferenceFourKernelsBack) {
+  ModelSpec m;
+  m.hidden = 1024;
+  m.heads = 8;
+  m.kv_heads = 8;
+  m.position = Position::kRope;
+  BlockShape b;
+  b.tokens = 10;
+  b.q = 1024;
+  b.kv = 1024;
+  const double qk = 10 * 2048;
+  std::vector<Op> fwd;
+  RopeOps(m, b, TraitsOf(Stack::kTorchtune), Pass::kForward, fwd);
+  const Op& stack = Named(fwd, "rope_stack");
+  EXPECT_EQ(stack.l2_read, qk * 4);
+  EXPECT_EQ(stack.l2_window, qk * 6 + qk * 4 + qk * 4 + qk * 6);
+  EXPECT_EQ(Named(fwd, "rope_mul_re_sin").l2_window, qk * 6 + 3 * qk * 4 + qk * 6);
 }
 
 // No kernel of any bundled stack row claims more from the L2 than it
