@@ -408,8 +408,6 @@ std::vector<Op> SelectiveRecomputed(const ModelSpec& m, const TrainingSpec& t, c
       Op share = op;
       share.flops = Flops(op.flops.value() * routed);
       share.bytes = Bytes(op.bytes.value() * routed);
-      share.l2_read = op.l2_read * routed;
-      share.l2_window = op.l2_window * routed;
       out.push_back(share);
     }
   }

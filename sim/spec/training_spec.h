@@ -179,7 +179,7 @@ struct TrainingSpec {
   double lora_dropout = 0;
   // DoRA (PEFT's use_dora, LLaMA-Factory's use_dora): each adapted layer's
   // output rescaled by a trained magnitude over the norm of W + s B A,
-  // recomputed every forward (model/stack_kernels.cc DoraOps).
+  // recomputed every forward (model/adapter_kernels.cc, struct Dora).
   bool dora = false;
   bool qlora_upcast_given = false;
   double epochs = 0;      // when the job is given in epochs of data.size (job_tokens follows)

@@ -1,4 +1,4 @@
-// DoRA (training.dora, PEFT's use_dora; stack_kernels.cc AdapterOps): each
+// DoRA (training.dora, PEFT's use_dora; adapter_kernels.cc AdapterOps): each
 // adapted layer's weight-side work every forward, the output's rescaling,
 // the base output computed again under dropout, what it keeps for the
 // backward, and where it is refused; checked on PEFT's method-comparison
