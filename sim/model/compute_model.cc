@@ -18,12 +18,18 @@ namespace {
 constexpr double kFlashAttention2VsGemm = 0.70;
 
 // Achievable fraction of datasheet HBM bandwidth for streaming kernels:
-// ~1.7 TB/s of 2.04 on A100-80GB and ~2.8 of 3.35 TB/s on H100 in
-// device-to-device copy benchmarks (assumption from public STREAM-like runs).
+// BabelStream 5.0's copy reaches 1,709 GB/s of 2,039 on an A100-SXM4-80GB
+// (0.838; ukri-bench/benchmark-BabelStream README), RRZE's gpu-stream
+// 1,737 on an A100 80GB and 1,704 of 2,000 on an H100 PCIe (0.85;
+// RRZE-HPC/gpu-benches gpu-stream/a100_80.txt, h100_pcie.txt). The GPUs
+// whose catalog entry measures their own (memory_efficiency: the GDDR
+// parts, 0.89-0.93) use theirs.
 constexpr double kHbmEfficiency = 0.84;
 // Fixed cost per kernel: launch plus the ramp/tail of a grid that never
 // fills the machine at its ends (a few microseconds on A100/H100).
 constexpr Seconds kKernelOverhead(4e-6);
+
+double StreamingEfficiency(const GpuSpec& g) { return g.memory_efficiency.value_or(kHbmEfficiency); }
 
 }  // namespace
 
@@ -78,7 +84,7 @@ Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& c
   // Clock-bound kernels only: the HBM's rate does not follow the SM clock.
   eff *= g.training_rate.value_or(1);
   const Seconds compute = op.flops / (PeakFlops(g, kernel) * eff);
-  const Seconds memory = DramBytes(op, g) / (g.memory_bandwidth * kHbmEfficiency);
+  const Seconds memory = DramBytes(op, g) / (g.memory_bandwidth * StreamingEfficiency(g));
   return kKernelOverhead + std::max(compute, memory) / cal.training_kernel_efficiency;
 }
 
@@ -90,7 +96,7 @@ Seconds OptimizerTime(const Scenario& s, double params) {
   // (The Trainer's embedding under an 8-bit optimizer moves fp32 moments.)
   const Bytes moved(params * StepBytesPerParam(t) + 2 * WideMomentBytes(s));
   const Seconds stream =
-      kKernelOverhead + moved / (g.memory_bandwidth * (kHbmEfficiency * s.calibration.training_kernel_efficiency));
+      kKernelOverhead + moved / (g.memory_bandwidth * (StreamingEfficiency(g) * s.calibration.training_kernel_efficiency));
   if (!BnbOptimizer(t)) return stream;
   const Seconds serial = BnbSecondsPerTensor() * double(TrainedTensors(s));
   const Bytes evicted = BnbPagedBytes(t) > 0 ? EstimateMemory(s).paged_evicted : Bytes(0);

@@ -170,7 +170,7 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
 GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
   v.ExpectKeys({"name", "peak", "memory", "memory_bandwidth", "nvlink", "pcie_gen", "sms",
                 "gemm_efficiency", "gemm_efficiency_fp8", "gemm_measured_on", "attention_vs_gemm", "training_rate",
-                "l2_cache", "l2_partitions", "source", "notes"});
+                "l2_cache", "l2_partitions", "memory_efficiency", "source", "notes"});
   GpuSpec g;
   g.name = name;
   YamlView peak = v.Get("peak");
@@ -185,6 +185,12 @@ GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
   g.peak_fp32 = rate("fp32");
   g.memory = v.Get("memory").AsBytes();
   g.memory_bandwidth = v.Get("memory_bandwidth").AsBandwidth();
+  if (v.Has("memory_efficiency")) {
+    const YamlView e = v.Get("memory_efficiency");
+    g.memory_efficiency = e.Number();
+    if (!(*g.memory_efficiency >= 0.3 && *g.memory_efficiency <= 1))
+      e.Fail("\"" + e.Str() + "\" is not a fraction of memory_bandwidth a streaming kernel reaches (accepted: 0.3 to 1)");
+  }
   if (v.Has("nvlink")) g.nvlink_bidir = v.Get("nvlink").AsBandwidth();
   g.pcie_gen = v.Get("pcie_gen").Int(1, 7);
   g.sms = v.Get("sms").Int(1, 100000);

@@ -20,6 +20,10 @@ struct GpuSpec {
   FlopsPerSecond peak_bf16, peak_fp16, peak_fp8, peak_tf32, peak_fp32;  // dense; 0 when absent
   Bytes memory;
   BytesPerSecond memory_bandwidth;
+  // The fraction of memory_bandwidth a streaming kernel (copy, elementwise)
+  // reaches, measured on this GPU (topologies/gpus.yaml); absent: the HBM
+  // parts' figure (model/compute_model.cc StreamingEfficiency).
+  std::optional<double> memory_efficiency;
   BytesPerSecond nvlink_bidir;  // 0 without NVLink
   int pcie_gen = 0;
   int sms = 0;

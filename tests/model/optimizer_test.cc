@@ -170,11 +170,12 @@ TEST(GradientClipping, TheTrainerReadsEachGradientThreeTimesMore) {
                      .clips_gradients)
         << stack;
   // On PEFT's full fine-tune of Llama-3.2-3B on an L40S: 3.21 B trained
-  // parameters x 6 B at the GDDR's streaming rate, about 29 ms.
+  // parameters x 6 B at the GDDR's measured streaming rate (0.926 of its
+  // bandwidth), about 27 ms.
   const Scenario l40s = LoadScenario(ScenarioPath("peft_mc_llama32_3b_full_l40s"));
   const double params = CountParams(l40s.model).total(l40s.model.layers);
-  const double clip = params * 6 / (l40s.cluster.node.gpu.memory_bandwidth.value() * 0.84 * l40s.calibration.training_kernel_efficiency);
-  EXPECT_NEAR(clip, 0.029, 0.002);
+  const double clip = params * 6 / (l40s.cluster.node.gpu.memory_bandwidth.value() * 0.926 * l40s.calibration.training_kernel_efficiency);
+  EXPECT_NEAR(clip, 0.027, 0.002);
   EXPECT_NEAR((OptimizerTime(l40s, params).value()) / (42.0 + 6) * 6, clip, 0.0005);
 }
 

@@ -436,7 +436,7 @@ TEST(ScenarioOverrides, AnInlineGpusGemmEfficiencyOutsideItsRangeIsRefused) {
 
 // An L2 is a cache, not a memory: from a KiB to 4 GiB, in 1 to 16
 // partitions.
-TEST(ScenarioOverrides, AnInlineGpusL2OutsideItsRangeIsRefused) {
+TEST(ScenarioOverrides, AnInlineGpusMemoryFiguresOutsideTheirRangesAreRefused) {
   const std::string base = "cluster.node.gpu={name: Next-GPU, peak: {bf16: 500TFLOP/s}, memory: 96GiB, "
                            "memory_bandwidth: 3TB/s, pcie_gen: 5, sms: 120, ";
   InputError size = LoadError({base + "l2_cache: 96TB}"});
@@ -448,6 +448,12 @@ TEST(ScenarioOverrides, AnInlineGpusL2OutsideItsRangeIsRefused) {
   const Scenario s = LoadScenario(WriteScenario("overrides_l2", {}), {base + "l2_cache: 96MiB, l2_partitions: 2}"});
   EXPECT_DOUBLE_EQ(s.cluster.node.gpu.l2_cache.value(), 96.0 * (1 << 20));
   EXPECT_EQ(s.cluster.node.gpu.l2_partitions, 2);
+  InputError stream = LoadError({base + "memory_efficiency: 1.2}"});
+  EXPECT_EQ(stream.key(), "cluster.node.gpu.memory_efficiency");
+  EXPECT_NE(std::string(stream.what()).find("\"1.2\" is not a fraction of memory_bandwidth a streaming kernel reaches "
+                                            "(accepted: 0.3 to 1)"),
+            std::string::npos)
+      << stream.what();
 }
 
 TEST(ScenarioOverrides, AnInlineGpusAttentionRatioOutsideItsRangeIsRefused) {
