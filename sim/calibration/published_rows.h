@@ -19,8 +19,8 @@ struct PublishedRow {
   std::string scenario;  // its name, e.g. "dgxc_llama3_70b_bf16_64xH100"
   std::string path;      // its scenario file
   // step_time_s, mfu, model_tflops_per_gpu, hardware_tflops_per_gpu,
-  // tokens_per_s_per_gpu, gpu_mem_gb, peak_allocated_gib or
-  // max_seq_len_fitting.
+  // tokens_per_s_per_gpu, gpu_mem_gb, peak_allocated_gib,
+  // peak_reserved_gib or max_seq_len_fitting.
   std::string metric;
   std::string note;    // why a known miss misses; empty for a held row
   std::string source;  // the file of tests/data/ holding the row

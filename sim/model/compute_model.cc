@@ -22,8 +22,10 @@ constexpr double kFlashAttention2VsGemm = 0.70;
 // (0.838; ukri-bench/benchmark-BabelStream README), RRZE's gpu-stream
 // 1,737 on an A100 80GB and 1,704 of 2,000 on an H100 PCIe (0.85;
 // RRZE-HPC/gpu-benches gpu-stream/a100_80.txt, h100_pcie.txt). The GPUs
-// whose catalog entry measures their own (memory_efficiency: the GDDR
-// parts, 0.89-0.93) use theirs.
+// whose catalog entry gives their own (memory_efficiency, where a streaming
+// benchmark of the part was found: RTX 4090, RTX 3090, L40 and the AD102
+// parts inferred from it, A100 40GB) use theirs; the others, GDDR parts
+// included, this one.
 constexpr double kHbmEfficiency = 0.84;
 // Fixed cost per kernel: launch plus the ramp/tail of a grid that never
 // fills the machine at its ends (a few microseconds on A100/H100).

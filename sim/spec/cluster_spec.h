@@ -2,7 +2,8 @@
 // model's datasheet figures, a server's GPUs, PCIe, NICs and CPUs, how
 // servers are cabled, and the storage tiers they read from
 // (topologies/*.yaml, read by sim/scenario/spec_parsers.h and the pcie,
-// fabric and storage parsers beside it). No YAML and no SimGrid here.
+// fabric and storage parsers beside it). No YAML and no SimGrid here; the
+// helpers declared below are defined in spec.cc.
 #pragma once
 
 #include <optional>

@@ -173,8 +173,10 @@ TEST(GradientClipping, TheTrainerReadsEachGradientThreeTimesMore) {
   // parameters x 6 B at the GDDR's measured streaming rate (0.926 of its
   // bandwidth), about 27 ms.
   const Scenario l40s = LoadScenario(ScenarioPath("peft_mc_llama32_3b_full_l40s"));
+  ASSERT_TRUE(l40s.cluster.node.gpu.memory_efficiency.has_value());
   const double params = CountParams(l40s.model).total(l40s.model.layers);
-  const double clip = params * 6 / (l40s.cluster.node.gpu.memory_bandwidth.value() * 0.926 * l40s.calibration.training_kernel_efficiency);
+  const double clip = params * 6 / (l40s.cluster.node.gpu.memory_bandwidth.value() *
+                                    *l40s.cluster.node.gpu.memory_efficiency * l40s.calibration.training_kernel_efficiency);
   EXPECT_NEAR(clip, 0.027, 0.002);
   EXPECT_NEAR((OptimizerTime(l40s, params).value()) / (42.0 + 6) * 6, clip, 0.0005);
 }
