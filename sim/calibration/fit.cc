@@ -4,29 +4,30 @@
 
 namespace pf {
 
-Eigen::Vector2d ToVector(const Calibration& c) {
-  return {c.training_kernel_efficiency, c.nccl_compute_share};
+FitVector ToVector(const Calibration& c) {
+  return {c.training_kernel_efficiency, c.nccl_compute_share, c.triton_vs_flash_attention2};
 }
 
-Calibration FromVector(const Eigen::Vector2d& v) {
+Calibration FromVector(const FitVector& v) {
   Calibration c;
   c.training_kernel_efficiency = v[0];
   c.nccl_compute_share = v[1];
+  c.triton_vs_flash_attention2 = v[2];
   return c;
 }
 
-const Eigen::Vector2d& JacobianSteps() {
+const FitVector& JacobianSteps() {
   // Large enough that the step changes every affected row's step time by
   // far more than the simulator's event-time resolution, small enough that
   // the log errors stay near-linear over it.
-  static const Eigen::Vector2d steps(0.005, 0.02);
+  static const FitVector steps(0.005, 0.02, 0.02);
   return steps;
 }
 
 std::vector<Calibration> StepPoints(const Calibration& at) {
   std::vector<Calibration> out{at};
-  for (int k = 0; k < 2; ++k) {
-    Eigen::Vector2d v = ToVector(at);
+  for (int k = 0; k < kFittedConstants; ++k) {
+    FitVector v = ToVector(at);
     v[k] += JacobianSteps()[k];
     out.push_back(FromVector(v));
   }
@@ -44,18 +45,18 @@ Eigen::VectorXd Residuals(const std::vector<ReferenceRow>& rows, const Calibrati
 }
 
 Eigen::MatrixXd Jacobian(const std::vector<Eigen::VectorXd>& r) {
-  Eigen::MatrixXd J(r[0].size(), 2);
-  for (int k = 0; k < 2; ++k) J.col(k) = (r[k + 1] - r[0]) / JacobianSteps()[k];
+  Eigen::MatrixXd J(r[0].size(), kFittedConstants);
+  for (int k = 0; k < kFittedConstants; ++k) J.col(k) = (r[k + 1] - r[0]) / JacobianSteps()[k];
   return J;
 }
 
-Eigen::Vector2d GaussNewtonStep(const Eigen::VectorXd& r, const Eigen::MatrixXd& J) {
+FitVector GaussNewtonStep(const Eigen::VectorXd& r, const Eigen::MatrixXd& J) {
   return J.colPivHouseholderQr().solve(-r);
 }
 
 Calibration Rounded(const Calibration& c) {
-  Eigen::Vector2d v = ToVector(c);
-  for (int k = 0; k < 2; ++k) v[k] = std::round(v[k] * 1000) / 1000;
+  FitVector v = ToVector(c);
+  for (int k = 0; k < kFittedConstants; ++k) v[k] = std::round(v[k] * 1000) / 1000;
   return FromVector(v);
 }
 
@@ -66,13 +67,13 @@ void LeaveOneOut(const Eigen::VectorXd& r, const Eigen::MatrixXd& J, const Calib
                  FitResult& out) {
   const int n = static_cast<int>(r.size());
   out.loo_errors.resize(n);
-  out.loo_constants.resize(n, 2);
+  out.loo_constants.resize(n, kFittedConstants);
   for (int i = 0; i < n; ++i) {
     Eigen::VectorXd r_rest(n - 1);
-    Eigen::MatrixXd J_rest(n - 1, 2);
+    Eigen::MatrixXd J_rest(n - 1, kFittedConstants);
     for (int j = 0, k = 0; j < n; ++j)
       if (j != i) r_rest[k] = r[j], J_rest.row(k++) = J.row(j);
-    const Eigen::Vector2d d = GaussNewtonStep(r_rest, J_rest);
+    const FitVector d = GaussNewtonStep(r_rest, J_rest);
     out.loo_errors[i] = r[i] + J.row(i).dot(d);
     out.loo_constants.row(i) = (ToVector(fitted) + d).transpose();
   }
@@ -92,7 +93,7 @@ FitResult Fit(const std::vector<ReferenceRow>& rows, const Calibration& start, i
     for (const Calibration& p : StepPoints(at)) res.push_back(Residuals(rows, p, progress));
     r = res[0];
     J = Jacobian(res);
-    const Eigen::Vector2d d = GaussNewtonStep(r, J);
+    const FitVector d = GaussNewtonStep(r, J);
     at = FromVector(ToVector(at) + d);
     if (d.cwiseAbs().maxCoeff() < 1e-4) break;
   }

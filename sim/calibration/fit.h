@@ -1,6 +1,6 @@
 // The fit behind spec/calibration.h: Gauss-Newton least squares (Eigen) on
 // the log errors log(predicted / published) of the reference rows, over the
-// two fitted constants, with a forward-difference Jacobian from whole
+// three fitted constants, with a forward-difference Jacobian from whole
 // simulations. Leave-one-out errors are linearised at the fit (one
 // Gauss-Newton step without the row, using the fit's Jacobian), so they
 // cost no further simulation.
@@ -18,15 +18,17 @@
 namespace pf {
 
 // The fitted constants as a vector: (training_kernel_efficiency,
-// nccl_compute_share).
-Eigen::Vector2d ToVector(const Calibration& c);
-Calibration FromVector(const Eigen::Vector2d& v);
+// nccl_compute_share, triton_vs_flash_attention2).
+constexpr int kFittedConstants = 3;
+using FitVector = Eigen::Matrix<double, kFittedConstants, 1>;
+FitVector ToVector(const Calibration& c);
+Calibration FromVector(const FitVector& v);
 
 // Forward-difference steps of the Jacobian, per constant.
-const Eigen::Vector2d& JacobianSteps();
+const FitVector& JacobianSteps();
 
-// The three points whose residuals make one Gauss-Newton step from `at`:
-// `at` itself, then `at` moved by JacobianSteps() along each constant.
+// The points whose residuals make one Gauss-Newton step from `at`: `at`
+// itself, then `at` moved by JacobianSteps() along each constant.
 std::vector<Calibration> StepPoints(const Calibration& at);
 
 // log(predicted / published) of each row at `cal`. `progress` (may be empty)
@@ -38,7 +40,7 @@ Eigen::VectorXd Residuals(const std::vector<ReferenceRow>& rows, const Calibrati
 Eigen::MatrixXd Jacobian(const std::vector<Eigen::VectorXd>& at_step_points);
 
 // The Gauss-Newton step minimising |r + J d|^2.
-Eigen::Vector2d GaussNewtonStep(const Eigen::VectorXd& r, const Eigen::MatrixXd& J);
+FitVector GaussNewtonStep(const Eigen::VectorXd& r, const Eigen::MatrixXd& J);
 
 struct FitResult {
   Calibration fitted;         // continuous optimum
@@ -46,12 +48,12 @@ struct FitResult {
   Eigen::VectorXd residuals;  // log errors at `fitted`
   Eigen::VectorXd predicted;  // the rows' figures at `fitted`
   Eigen::VectorXd loo_errors; // held-out log error of each row, linearised
-  Eigen::MatrixXd loo_constants;  // rows x 2: the constants refitted without it
+  Eigen::MatrixXd loo_constants;  // rows x kFittedConstants: the constants refitted without it
   int iterations = 0;
 };
 
-// Iterates Gauss-Newton from `start` until the step is below 1e-4 in both
-// constants (at most `max_iterations`).
+// Iterates Gauss-Newton from `start` until the step is below 1e-4 in every
+// constant (at most `max_iterations`).
 FitResult Fit(const std::vector<ReferenceRow>& rows, const Calibration& start, int max_iterations,
               const std::function<void(const std::string&)>& progress = {});
 

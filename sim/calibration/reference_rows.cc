@@ -38,9 +38,13 @@ void LlmFoundry(const std::string& root, std::vector<ReferenceRow>& out) {
     std::string model = r.at("model");
     model.erase(std::remove(model.begin(), model.end(), '-'), model.end());
     ReferenceRow row;
-    row.label = "llm-foundry " + r.at("model") + ", " + r.at("gpus") + " GPUs";
+    const std::string seq = r.at("seq_len");
+    const bool bundled = seq == "2048";
+    row.label = "llm-foundry " + r.at("model") + ", " + r.at("gpus") + " GPUs" + (bundled ? "" : ", sequence " + seq);
     row.metric = "tokens/s/GPU";
-    row.scenario = root + "/scenarios/foundry_" + model + "_" + r.at("gpus") + "xA100.yaml";
+    row.scenario = root + (bundled ? "/scenarios/foundry_" : "/tests/data/foundry/foundry_") + model + "_" +
+                   r.at("gpus") + "xA100" + (bundled ? "" : "_s" + seq) + ".yaml";
+    row.seq_len = Int(r, "seq_len", path);
     row.published = CsvNumber(r, "tokens_per_s_per_gpu", path);
     row.gpus = Int(r, "gpus", path);
     row.micro_batch = Int(r, "micro_batch", path);
@@ -61,6 +65,7 @@ void CheckLayout(const ReferenceRow& row, const Scenario& s) {
   expect("the GPU count", row.gpus, s.cluster.gpus());
   expect("micro_batch", row.micro_batch, s.training.micro_batch);
   expect("global_batch", row.global_batch, s.training.global_batch);
+  expect("seq_len", row.seq_len, s.training.seq_len);
 }
 
 }  // namespace

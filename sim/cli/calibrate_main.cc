@@ -27,19 +27,22 @@ void PrintFit(const std::vector<pf::ReferenceRow>& rows, const pf::FitResult& f)
   fmt::print("  training_kernel_efficiency  {:.4f}  (written as {:.3f}; ships {:.3f})\n",
              f.fitted.training_kernel_efficiency, f.shipped.training_kernel_efficiency,
              shipped.training_kernel_efficiency);
-  fmt::print("  nccl_compute_share          {:.4f}  (written as {:.3f}; ships {:.3f})\n\n",
+  fmt::print("  nccl_compute_share          {:.4f}  (written as {:.3f}; ships {:.3f})\n",
              f.fitted.nccl_compute_share, f.shipped.nccl_compute_share, shipped.nccl_compute_share);
-  fmt::print("| {:<32} | {:<12} | {:>9} | {:>9} | {:>7} | {:>13} | {:>16} |\n", "run", "metric",
+  fmt::print("  triton_vs_flash_attention2  {:.4f}  (written as {:.3f}; ships {:.3f})\n\n",
+             f.fitted.triton_vs_flash_attention2, f.shipped.triton_vs_flash_attention2,
+             shipped.triton_vs_flash_attention2);
+  fmt::print("| {:<45} | {:<12} | {:>9} | {:>9} | {:>7} | {:>13} | {:>23} |\n", "run", "metric",
              "published", "predicted", "error", "left-out error", "refit without it");
-  fmt::print("|{:-<34}|{:-<14}|{:-<11}|{:-<11}|{:-<9}|{:-<15}|{:-<18}|\n", "", "", "", "", "", "", "");
+  fmt::print("|{:-<47}|{:-<14}|{:-<11}|{:-<11}|{:-<9}|{:-<15}|{:-<25}|\n", "", "", "", "", "", "", "");
   double sum_abs = 0, max_loo = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     const double err = std::expm1(f.residuals[i]), loo = std::expm1(f.loo_errors[i]);
     sum_abs += std::abs(err);
     max_loo = std::max(max_loo, std::abs(loo));
-    fmt::print("| {:<32} | {:<12} | {:>9.0f} | {:>9.0f} | {:>+6.1f}% | {:>+13.1f}% | {:>7.3f}, {:>6.3f} |\n",
+    fmt::print("| {:<45} | {:<12} | {:>9.0f} | {:>9.0f} | {:>+6.1f}% | {:>+13.1f}% | {:>5.3f}, {:>5.3f}, {:>5.3f} |\n",
                rows[i].label, rows[i].metric, rows[i].published, f.predicted[i], 100 * err,
-               100 * loo, f.loo_constants(i, 0), f.loo_constants(i, 1));
+               100 * loo, f.loo_constants(i, 0), f.loo_constants(i, 1), f.loo_constants(i, 2));
   }
   fmt::print("mean absolute error {:.1f}%; largest leave-one-out error {:.1f}%\n",
              100 * sum_abs / rows.size(), 100 * max_loo);
@@ -164,11 +167,14 @@ int main(int argc, char** argv) {
   CLI::App app{"Refit Preflight's calibrated constants over the published reference rows"};
   double kernel = pf::Calibration{}.training_kernel_efficiency;
   double share = pf::Calibration{}.nccl_compute_share;
+  double triton = pf::Calibration{}.triton_vs_flash_attention2;
   int iterations = 6;
   std::string root = PREFLIGHT_SOURCE_DIR;
   app.add_option("--start-kernel-efficiency", kernel, "starting training kernel efficiency")
       ->check(CLI::Range(0.05, 1.0));
   app.add_option("--start-nccl-share", share, "starting NCCL compute share")->check(CLI::Range(0.0, 0.9));
+  app.add_option("--start-triton", triton, "starting Triton attention rate over FlashAttention-2's")
+      ->check(CLI::Range(0.05, 2.0));
   app.add_option("--max-iterations", iterations, "Gauss-Newton iterations at most")->check(CLI::Range(1, 50));
   app.add_option("--root", root, "source tree holding tests/data/ and scenarios/");
   bool nccl = false, gemm = false, hopper = false;
@@ -195,6 +201,7 @@ int main(int argc, char** argv) {
     pf::Calibration start;
     start.training_kernel_efficiency = kernel;
     start.nccl_compute_share = share;
+    start.triton_vs_flash_attention2 = triton;
     int done = 0;
     const pf::FitResult f = pf::Fit(rows, start, iterations, [&](const std::string& label) {
       std::cerr << "\rcalibrate: simulation " << ++done << " (" << label << ")\033[K" << std::flush;

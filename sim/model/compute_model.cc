@@ -35,13 +35,14 @@ double StreamingEfficiency(const GpuSpec& g) { return g.memory_efficiency.value_
 
 }  // namespace
 
-double AttentionVsGemm(const GpuSpec& g, Attention kernel) {
+double AttentionVsGemm(const GpuSpec& g, Attention kernel, const Calibration& cal) {
   const double flash = g.attention_flash.value_or(kFlashAttention2VsGemm);
   switch (kernel) {
     // Transformer Engine runs flash-attn where cuDNN is not preferred
     // (before Hopper); no cuDNN measurement there.
     case Attention::kCudnn: return g.attention_cudnn.value_or(flash);
     case Attention::kFlash3: return g.attention_flash3.value_or(flash);  // validate_training.cc: Hopper only
+    case Attention::kTriton: return cal.triton_vs_flash_attention2 * flash;  // fitted (spec/calibration.h)
     case Attention::kFlash:
     case Attention::kUnfused: break;  // unfused attention is GEMMs and memory ops
   }
@@ -81,7 +82,7 @@ Seconds OpTime(const Op& op, const GpuSpec& g, Precision p, const Calibration& c
                const GemmShapeConstants& shape) {
   const Precision kernel = KernelPrecision(op, p);
   double eff = GemmEfficiency(g, kernel);
-  if (op.kind == OpKind::kAttention) eff *= AttentionVsGemm(g, op.kernel);
+  if (op.kind == OpKind::kAttention) eff *= AttentionVsGemm(g, op.kernel, cal);
   if (op.kind == OpKind::kGemm) eff *= GemmShapeFactor(g.sms, op.m, op.n, op.k, shape);
   // Clock-bound kernels only: the HBM's rate does not follow the SM clock.
   eff *= g.training_rate.value_or(1);

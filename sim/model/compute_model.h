@@ -25,7 +25,7 @@ double Fp8VsBf16Gemm();
 // An attention kernel's throughput over the GPU's best GEMM's: the
 // catalog's measurement for this GPU and kernel, or FlashAttention-2's on
 // A100 (0.70).
-double AttentionVsGemm(const GpuSpec& g, Attention kernel);
+double AttentionVsGemm(const GpuSpec& g, Attention kernel, const Calibration& cal);
 
 // Time one kernel takes (GEMMs scaled by their shape's factor under the
 // shape constants of the precision they run in, gemm_shape.h, or under

@@ -63,12 +63,7 @@ EagerSaved EagerSavedBytes(const ModelSpec& m, const TrainingSpec& t) {
   EagerSaved saved;
   if (t.recompute == Recompute::kFull || t.recompute == Recompute::kSelectiveOp) return saved;
   const double h = m.hidden, q = m.q_dim(), kv = KvDimPerRank(m, 1);
-  // Neither keeps a dropout mask: their Llama-family layers have no hidden
-  // dropout, and ATen's dropout at p = 0 returns its input (the formula's
-  // 2 masks of 1 B, doubled with the stream). Compiled (training.compile),
-  // the layers keep what the fused count keeps, less the masks.
   const double upcast = ResidualUpcast(t) ? 2.0 : 1.0;
-  if (EagerLayers(t) || t.compile) saved.replicated = -2 * h * upcast;
   if (EagerLayers(t)) {
     if (!ResidualUpcast(t)) saved.replicated += 2 * (2 * h + (t.method == Method::kFull ? 2 * h : 0));
     // silu's output is the MLP outputs' type (fp32 from PEFT's upcast
@@ -113,7 +108,10 @@ double LayerActivationBytes(const ModelSpec& m, const TrainingSpec& t, int tp, b
     const auto fwd = LayerOps(m, t, shards, Pass::kForward, t.method != Method::kFull);
     return width * 2 * (sb * h * replicated_share + OpCheckpointKeptMatmulOutputs(fwd) + sb * m.q_dim() / tp);
   }
-  double replicated = upcast * 10 * sb * h * replicated_share;  // 2 norms' inputs, QKV and MLP inputs, 2 dropout masks
+  // 2 norms' inputs, QKV and MLP inputs, and the 2 hidden dropouts' masks
+  // where the model drops out (ModelSpec::dropout; the formula's 1-byte
+  // masks, doubled with the stream).
+  double replicated = upcast * (m.dropout > 0 ? 10 : 8) * sb * h * replicated_share;
   // Megatron-Core's output-discarding recompute (training_spec.h
   // RecomputeModule) frees the norms' outputs (the QKV and MLP inputs), the
   // routed experts' activation output and MLA's up-projected Q, K, V once

@@ -451,15 +451,17 @@ std::vector<Op> LayerOps(const ModelSpec& m, const TrainingSpec& t, LayerShards 
   KvRepeatOps(shape, st, pass, ops);
   AttentionOps(m, t, tp, shards.context, bwd, ops);
   // The residual adds: the stream read and written, the branch's output read
-  // (and a dropout mask's byte); the attention's branch is 16-bit.
-  ops.push_back(Memory("residual1", mem_factor * bsh * (2 * re + e + 1)));
+  // (and a dropout mask's byte where the model drops out); the attention's
+  // branch is 16-bit.
+  const double mask = m.dropout > 0 ? 1 : 0;
+  ops.push_back(Memory("residual1", mem_factor * bsh * (2 * re + e + mask)));
   NormOps(m, norm_shape, st, pass, "norm2", ops);
   // Hugging Face's sparse MoE blocks (Mixtral, Qwen2/3-MoE, GPT-OSS) loop
   // over the local experts in Python, each running its own activation.
   const int loops = m.moe.enabled() ? m.moe.experts / std::max(1, shards.ep) + (m.moe.shared_experts > 0 ? 1 : 0) : 1;
   ActivationOps(m, wide, st, pass, ops, loops);
   PermuteOps(m, t, shards, pass, st.kernels == Kernels::kEager, ops);
-  ops.push_back(Memory("residual2", mem_factor * bsh * (3 * re + 1)));
+  ops.push_back(Memory("residual2", mem_factor * bsh * (3 * re + mask)));
   RecipeOps(m, t, shards, bwd, ops);
   Nf4DequantOps(m, t, shape, ops);
   AdapterOps(m, t, wide, st, pass, ops);

@@ -40,6 +40,7 @@ nlohmann::json ToJson(const Result& r, const Alternative* alternative) {
     j["scenario"]["attention_window"] = s.model.window;
     j["scenario"]["attention_window_share"] = s.model.window > 0 ? s.model.window_share : 0.0;
     j["scenario"]["glu_clamp"] = s.model.glu_clamp;
+    j["scenario"]["dropout"] = s.model.dropout;
     j["scenario"]["attention"] = {{"kernel", ToString(s.training.attention)},
                                   {"default", !s.training.attention_given},
                                   {"span_tokens", s.training.attention_span()}};

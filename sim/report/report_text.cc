@@ -64,7 +64,8 @@ void Header(std::string& o, const Scenario& s) {
                           : m.moe.dense_layers > 1 ? fmt::format(", the first {} layers dense {} {}", m.moe.dense_layers, act, m.ffn)
                                                    : "")
             : fmt::format("{} {}{}", act, m.ffn, clamp);
-    o += fmt::format("  model      {}: {} layers, hidden {}, {} heads ({}{}), {}, vocab {}; {} params{}\n",
+    const std::string dropout = m.dropout > 0 ? fmt::format(", dropout {:g}", m.dropout) : "";
+    o += fmt::format("  model      {}: {} layers, hidden {}, {} heads ({}{}), {}{}, vocab {}; {} params{}\n",
                      m.name, m.layers, m.hidden, m.heads,
                      m.mla.enabled() ? fmt::format("MLA: latent {}{}, q/k {} + {}, v {}", m.mla.kv_lora,
                                                    m.mla.q_lora > 0 ? fmt::format(", q latent {}", m.mla.q_lora) : "",
@@ -76,7 +77,7 @@ void Header(std::string& o, const Scenario& s) {
                                                                                       std::round(m.window_share * m.layers))
                                                                         : "")
                                        : ""),
-                     mlp, m.vocab,
+                     mlp, dropout, m.vocab,
                      Count(pc.total(m.layers)),
                      m.moe.enabled() ? fmt::format(", {} active per token", Count(pc.active(m.layers))) : "");
   }

@@ -206,6 +206,13 @@ ModelSpec ParseHfConfig(const YamlView& c, const std::string& name) {
     if (!(m.glu_clamp > 0 && m.glu_clamp < 1e6))
       c.Get("swiglu_limit").Fail(c.Get("swiglu_limit").Str() + " is not a clamp limit (accepted: above 0, below 1e6)");
   }
+  // The hidden dropout where the file gives one (ChatGLM's hidden_dropout;
+  // the other families' configs state attention dropout only, 0).
+  if (c.Has("hidden_dropout") && c.Get("hidden_dropout").IsScalar()) {
+    m.dropout = c.Get("hidden_dropout").Number();
+    if (!(m.dropout >= 0 && m.dropout < 1))
+      c.Get("hidden_dropout").Fail(c.Get("hidden_dropout").Str() + " is not a dropout probability (accepted: at least 0, below 1)");
+  }
   if (family != Family::kChatGlm && c.Has("head_dim") && c.Get("head_dim").IsScalar()) {
     const int d = IntField(c, "head_dim", 1 << 12);
     if (d * m.heads != m.hidden) m.head_size = d;

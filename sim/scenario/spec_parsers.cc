@@ -121,7 +121,7 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
   if (v.Has("kind") && v.Get("kind").Choice({"transformer", "vision"}) == "vision")
     return ParseVisionModel(v, default_name);
   v.ExpectKeys({"name", "kind", "source", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind",
-                "vocab", "tied_embeddings", "position", "max_seq", "norm", "bias", "moe", "head_dim", "window", "window_share", "glu_clamp", "mla"});
+                "vocab", "tied_embeddings", "position", "max_seq", "norm", "bias", "moe", "head_dim", "window", "window_share", "glu_clamp", "dropout", "mla"});
   ModelSpec m;
   m.name = NameOr(v, default_name);
   // Bounds far beyond published models (Llama 3 405B: 126 layers, hidden
@@ -161,6 +161,12 @@ ModelSpec ParseModel(const YamlView& v, const std::string& default_name) {
     m.glu_clamp = clamp.Number();
     if (!(m.glu_clamp > 0 && m.glu_clamp < 1e6))
       clamp.Fail(clamp.Str() + " is not a clamp limit (accepted: above 0, below 1e6; GPT-OSS: 7)");
+  }
+  if (v.Has("dropout")) {
+    const YamlView p = v.Get("dropout");
+    m.dropout = p.Number();
+    if (!(m.dropout >= 0 && m.dropout < 1))
+      p.Fail(p.Str() + " is not a dropout probability (accepted: at least 0, below 1; Megatron-LM's GPT: 0.1)");
   }
   if (v.Has("moe")) m.moe = ParseMoe(v.Get("moe"), m);
   if (v.Has("mla")) m.mla = ParseMla(v.Get("mla"));

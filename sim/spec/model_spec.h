@@ -117,6 +117,13 @@ struct ModelSpec {
   // FLOPs are a SwiGLU's; what it costs beyond them is the stacks' kernels
   // (model/stack_kernels.h ActivationOps).
   double glu_clamp = 0;
+  // The hidden dropout's probability (after the attention's projection and
+  // after the MLP). Above 0 each of the two keeps a 1-byte mask a token and
+  // hidden unit for backward (Korthikanti et al. 2022, Sec. 4.1) and writes
+  // it in the forward; at 0 ATen's dropout returns its input (no mask).
+  // Megatron-LM's GPT runs train at 0.1 (its --hidden-dropout default);
+  // Llama-family, MPT, Qwen, Mistral and BLOOM checkpoints at 0.
+  double dropout = 0;
   // The keys a query of an s-token sequence can see, over the layers: s,
   // or the window on window_share of them.
   double keys_seen(double s) const {

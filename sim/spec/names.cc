@@ -86,6 +86,7 @@ const NameTable<Attention>& NamesOf(Attention) {
   static const NameTable<Attention> t = {{Attention::kFlash, "flash"},
                                          {Attention::kCudnn, "cudnn"},
                                          {Attention::kFlash3, "flash3"},
+                                         {Attention::kTriton, "triton"},
                                          {Attention::kUnfused, "unfused"}};
   return t;
 }

@@ -30,9 +30,11 @@ enum class Recompute { kNone, kSelective, kSelectiveOp, kFull };
 enum class RecomputeModule { kCoreAttn, kLayernorm, kMoeAct, kMlaUpProj, kMlp };
 // The attention kernel: FlashAttention-2 (the flash-attn 2 package,
 // PyTorch SDPA's flash backend), cuDNN's fused attention (Transformer
-// Engine's choice on Hopper and later), FlashAttention-3 (Hopper only), or
-// unfused batched GEMMs with a materialised softmax.
-enum class Attention { kFlash, kCudnn, kFlash3, kUnfused };
+// Engine's choice on Hopper and later), FlashAttention-3 (Hopper only),
+// the Triton FlashAttention of 2022-23 (flash-attn's flash_attn_triton.py
+// on the pre-MLIR Triton, which MosaicML's llm-foundry ran as attn_impl:
+// triton), or unfused batched GEMMs with a materialised softmax.
+enum class Attention { kFlash, kCudnn, kFlash3, kTriton, kUnfused };
 // The training stack that runs the step (model/stack.h says what each one
 // changes: kernel fusion, LoRA adapters, host dispatch, optimizer, ZeRO-3
 // gathers, the loss and its memory).

@@ -1,7 +1,7 @@
 // The constants spec/calibration.h ships are the fit's result: one
 // Gauss-Newton step from them, over every reference row, moves neither by
 // more than the last decimal they are written with (0.001). The step needs
-// the rows' log errors at three points (StepPoints); each point is its own
+// the rows' log errors at four points (StepPoints); each point is its own
 // ctest case (calibration_residuals_*, run in parallel as ctest fixtures)
 // writing to $PREFLIGHT_CALIBRATION_DIR, and calibration_fit combines them.
 // Not run under the sanitizers: the rows' simulations are the normal suite's
@@ -30,22 +30,24 @@ void EvaluatePoint(int k) {
 TEST(CalibrationPoint, Shipped) { EvaluatePoint(0); }
 TEST(CalibrationPoint, KernelStep) { EvaluatePoint(1); }
 TEST(CalibrationPoint, ShareStep) { EvaluatePoint(2); }
+TEST(CalibrationPoint, TritonStep) { EvaluatePoint(3); }
 
 TEST(Calibration, ShippedConstantsAreTheFitToThreeDecimals) {
 #ifdef PREFLIGHT_SANITIZED
   GTEST_SKIP() << "the reference rows' simulations are the normal suite's job";
 #endif
   std::vector<Eigen::VectorXd> res;
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k <= kFittedConstants; ++k) {
     res.push_back(testing_points::ReadPoint(PointFile(k)));
     ASSERT_EQ(size_t(res.back().size()), LoadReferenceRows(PREFLIGHT_SOURCE_DIR).size()) << PointFile(k);
   }
-  const Eigen::Vector2d d = GaussNewtonStep(res[0], Jacobian(res));
-  const Eigen::Vector2d fitted = ToVector(Calibration{}) + d;
+  const FitVector d = GaussNewtonStep(res[0], Jacobian(res));
+  const FitVector fitted = ToVector(Calibration{}) + d;
   std::cout << "fit from the shipped constants: training_kernel_efficiency " << fitted[0]
-            << ", nccl_compute_share " << fitted[1] << "\n";
+            << ", nccl_compute_share " << fitted[1] << ", triton_vs_flash_attention2 " << fitted[2] << "\n";
   EXPECT_LE(std::abs(d[0]), 0.001) << "refit training_kernel_efficiency: " << fitted[0];
   EXPECT_LE(std::abs(d[1]), 0.001) << "refit nccl_compute_share: " << fitted[1];
+  EXPECT_LE(std::abs(d[2]), 0.001) << "refit triton_vs_flash_attention2: " << fitted[2];
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ check "workload file written" test -s w.pb
 "$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" --format json --workload w.pb >b.json; rc=$?
 check "replay exits 0" test $rc -eq 0
 check "replay JSON is byte-identical" cmp -s a.json b.json
-check "a built run names a faster layout" grep -q '"layout": "TP4 PP2 DP1 ZeRO-0 mb1 none"' out.json
+check "a built run names a faster layout" grep -q '"layout": "TP2 PP4 DP1 ZeRO-0 mb1 none"' out.json
 "$SIM" "$ROOT/scenarios/70b_8xA800_tp8.yaml" --format json --no-alternative >plain.json
 check "emitting does not change the report" cmp -s a.json plain.json
 "$SIM" "$ROOT/scenarios/70b_8xA800_full.yaml" --format json --emit-workload full.pb >c.json

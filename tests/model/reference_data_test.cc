@@ -116,7 +116,7 @@ TEST(ReferenceData, CatalogAttentionRatiosAreTheMeasuredKernels) {
   for (const auto& [name, gpu] : GpuCatalog()) {
     if (!gpu.attention_flash) {
       EXPECT_FALSE(gpu.attention_cudnn || gpu.attention_flash3) << name;
-      EXPECT_DOUBLE_EQ(AttentionVsGemm(gpu, Attention::kCudnn), 0.70) << name;  // FlashAttention-2 on A100
+      EXPECT_DOUBLE_EQ(AttentionVsGemm(gpu, Attention::kCudnn, Calibration{}), 0.70) << name;  // FlashAttention-2 on A100
       continue;
     }
     ++hopper;

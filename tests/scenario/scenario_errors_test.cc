@@ -236,6 +236,8 @@ std::vector<Case> Cases() {
        "model.glu_clamp", "", "ffn_kind is not swiglu (accepted: with ffn_kind: swiglu)"},
       {"GluClampNegative", {{"model: llama2-70b", "model: {name: m, layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336, ffn_kind: swiglu, vocab: 32000, tied_embeddings: false, position: rope, max_seq: 32768, norm: rmsnorm, glu_clamp: -1}"}}, 2, 194,
        "model.glu_clamp", "-1", "is not a clamp limit (accepted: above 0, below 1e6; GPT-OSS: 7)"},
+      {"DropoutOfOne", {{"model: llama2-70b", "model: {name: m, layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336, ffn_kind: swiglu, vocab: 32000, tied_embeddings: false, position: rope, max_seq: 32768, norm: rmsnorm, dropout: 1}"}}, 2, 192,
+       "model.dropout", "1", "is not a dropout probability (accepted: at least 0, below 1; Megatron-LM's GPT: 0.1)"},
       {"StageLayersDoNotAddUp", {{"tp: 8", "tp: 4"}, {"  pp: 1\n", "  pp: 2\n  stage_layers: [40, 41]\n"}}, 9, 17,
        "parallel.stage_layers", "40 + 41 = 81 layers", "but the model has 80"},
       {"GlobalBatchNotMultiple", {{"micro_batch: 1", "micro_batch: 3"}}, 16, 17,
