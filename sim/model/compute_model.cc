@@ -42,7 +42,8 @@ double AttentionVsGemm(const GpuSpec& g, Attention kernel, const Calibration& ca
     // (before Hopper); no cuDNN measurement there.
     case Attention::kCudnn: return g.attention_cudnn.value_or(flash);
     case Attention::kFlash3: return g.attention_flash3.value_or(flash);  // validate_training.cc: Hopper only
-    case Attention::kTriton: return cal.triton_vs_flash_attention2 * flash;  // fitted (spec/calibration.h)
+    // Fitted (spec/calibration.h), or the GPU's own fit (gpus.yaml).
+    case Attention::kTriton: return g.attention_triton.value_or(cal.triton_vs_flash_attention2 * flash);
     case Attention::kFlash:
     case Attention::kUnfused: break;  // unfused attention is GEMMs and memory ops
   }

@@ -222,9 +222,11 @@ GpuSpec ParseGpu(const YamlView& v, const std::string& name) {
   }
   if (v.Has("attention_vs_gemm")) {
     const YamlView a = v.Get("attention_vs_gemm");
-    a.ExpectKeys({"flash", "cudnn", "flash3"});
-    const std::pair<const char*, std::optional<double>*> kernels[] = {
-        {"flash", &g.attention_flash}, {"cudnn", &g.attention_cudnn}, {"flash3", &g.attention_flash3}};
+    a.ExpectKeys({"flash", "cudnn", "flash3", "triton"});
+    const std::pair<const char*, std::optional<double>*> kernels[] = {{"flash", &g.attention_flash},
+                                                                       {"cudnn", &g.attention_cudnn},
+                                                                       {"flash3", &g.attention_flash3},
+                                                                       {"triton", &g.attention_triton}};
     for (const auto& [key, ratio] : kernels) {
       if (!a.Has(key)) continue;
       const double r = a.Get(key).Number();

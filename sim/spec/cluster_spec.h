@@ -33,8 +33,10 @@ struct GpuSpec {
   std::string gemm_measured_on;  // the GPU those were measured on (this one, or its die's twin)
   // Measured attention-kernel throughput over the best GEMM's, per kernel
   // (topologies/gpus.yaml attention_vs_gemm); absent: FlashAttention-2's
-  // A100 ratio (model/compute_model.cc).
-  std::optional<double> attention_flash, attention_cudnn, attention_flash3;
+  // A100 ratio (model/compute_model.cc). `triton`, where given, is fitted
+  // rather than measured (gpus.yaml says over which runs); absent: the
+  // calibrated ratio to FlashAttention-2's (spec/calibration.h).
+  std::optional<double> attention_flash, attention_cudnn, attention_flash3, attention_triton;
   // The fraction of those measured rates (GEMM and attention) the GPU
   // sustains inside a training step, where it runs at its power limit for
   // minutes beside NCCL's kernels; absent: 1. Fitted over a GPU's published
