@@ -35,6 +35,11 @@ enum class RecomputeModule { kCoreAttn, kLayernorm, kMoeAct, kMlaUpProj, kMlp };
 // on the pre-MLIR Triton, which MosaicML's llm-foundry ran as attn_impl:
 // triton), or unfused batched GEMMs with a materialised softmax.
 enum class Attention { kFlash, kCudnn, kFlash3, kTriton, kUnfused };
+// Whether the kernel attends over packed samples each to itself (cu_seqlens):
+// FlashAttention-2/3 and cuDNN do; the Triton kernel "doesn't support
+// different sequence lengths in a batch" (flash_attn_triton.py @ eff9fe6b),
+// and unfused attention materialises the whole square.
+inline bool VariableLength(Attention a) { return a != Attention::kUnfused && a != Attention::kTriton; }
 // The training stack that runs the step (model/stack.h says what each one
 // changes: kernel fusion, LoRA adapters, host dispatch, optimizer, ZeRO-3
 // gathers, the loss and its memory).
@@ -208,8 +213,7 @@ struct TrainingSpec {
   // attend per sample (sample_len; uniform lengths assumed), else the
   // whole sequence's.
   bool attends_per_sample() const {
-    return packing && per_sample_attention && attention != Attention::kUnfused && sample_len > 0 &&
-           sample_len < seq_len;
+    return packing && per_sample_attention && VariableLength(attention) && sample_len > 0 && sample_len < seq_len;
   }
   int attention_span() const { return attends_per_sample() ? sample_len : seq_len; }
   // Tokens one micro-batch carries through one pipeline (micro_batch x seq_len).

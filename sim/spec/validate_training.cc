@@ -70,14 +70,15 @@ std::optional<SpecError> CheckTrainingOnHardware(const Scenario& s) {
                          std::string(ToString(t.stack)) +
                          "\" does not run; accepted: false, an integer (the micro-batches a sorted group holds), or "
                          "stack hf, llama-factory or unsloth"};
-  if (t.per_sample_attention_given && t.per_sample_attention && (!t.packing || t.attention == Attention::kUnfused))
+  if (t.per_sample_attention_given && t.per_sample_attention && (!t.packing || !VariableLength(t.attention)))
     return SpecError{"training.per_sample_attention",
                      std::string("true needs packed samples and a fused attention kernel (variable-length FlashAttention or cuDNN); here ") +
-                         (!t.packing ? "packing is false (each sample has its sequence to itself)" : "attention is unfused") +
+                         (!t.packing ? std::string("packing is false (each sample has its sequence to itself)")
+                                     : "attention is " + std::string(ToString(t.attention)) + ", which has no variable-length form") +
                          "; accepted: false, or packing: true with attention flash, cudnn or flash3"};
   if (t.attention == Attention::kFlash3 && !g.attention_flash3)
     return SpecError{"training.attention", "\"flash3\" (FlashAttention-3) runs on Hopper GPUs only (H100, H800, H200, H20), not on " +
-                                               g.name + "; accepted here: flash, cudnn, unfused"};
+                                               g.name + "; accepted here: flash, cudnn, triton, unfused"};
   if (PeakFlops(g, t.precision).value() <= 0)
     return SpecError{"training.precision", "\"" + std::string(ToString(t.precision)) +
                                                "\" has no tensor-core rate on " + g.name +

@@ -146,9 +146,11 @@ std::vector<Case> Cases() {
        "(torchtitan's op-level selective checkpointing) with stack \"megatron\", which has no such policy; "
        "accepted here: none, selective, full, or stack fsdp"},
       {"Flash3OffHopper", {{"  tokens: 500M\n", "  tokens: 500M\n  attention: flash3\n"}},
-       19, 14, "training.attention", "\"flash3\"", "runs on Hopper GPUs only (H100, H800, H200, H20), not on A800-SXM4-80GB; accepted here: flash, cudnn, unfused"},
+       19, 14, "training.attention", "\"flash3\"", "runs on Hopper GPUs only (H100, H800, H200, H20), not on A800-SXM4-80GB; accepted here: flash, cudnn, triton, unfused"},
       {"AttentionMisspelt", {{"  tokens: 500M\n", "  tokens: 500M\n  attention: cudnnn\n"}},
        19, 14, "training.attention", "\"cudnnn\"", "did you mean 'cudnn'?"},
+      {"PerSampleAttentionOnTriton", {{"  tokens: 500M\n", "  tokens: 500M\n  attention: triton\n  per_sample_attention: true\n"}},
+       20, 25, "training.per_sample_attention", "true", "attention is triton, which has no variable-length form"},
       {"PerSampleAttentionWithoutPacking", {{"  tokens: 500M\n", "  tokens: 500M\n  packing: false\n  per_sample_attention: true\n"}},
        20, 25, "training.per_sample_attention", "true", "needs packed samples and a fused attention kernel"},
       {"LaunchBlockingBesideAnOverlappedReduce",
