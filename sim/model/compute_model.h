@@ -24,7 +24,8 @@ double Fp8VsBf16Gemm();
 
 // An attention kernel's throughput over the GPU's best GEMM's: the
 // catalog's measurement for this GPU and kernel, or FlashAttention-2's on
-// A100 (0.70).
+// A100 (0.70); the Triton kernel's is the GPU's fitted one or `cal`'s share
+// of FlashAttention-2's.
 double AttentionVsGemm(const GpuSpec& g, Attention kernel, const Calibration& cal);
 
 // Time one kernel takes (GEMMs scaled by their shape's factor under the

@@ -33,14 +33,15 @@ struct Calibration {
   // llm-foundry ran) over FlashAttention-2's rate (model/compute_model.cc
   // AttentionVsGemm). Same fit: the llm-foundry rows at 512 to 32,768
   // tokens carry it, the attention's share of their step growing with the
-  // sequence (leave-one-out spread 0.583-0.608). The one kernel benchmark that sets a Triton kernel beside
-  // FlashAttention-2, Dao 2023 ("FlashAttention-2", Fig. 4(d): A100,
-  // causal, head dim 128, forward and backward at 4K-16K tokens: 74-80
-  // against 173-189 TFLOP/s), gives 0.43, for what is likely OpenAI's
-  // newer Triton kernel; the older file says it is "slightly slower" than
-  // FlashAttention-1 in forward and backward (flash-attention @ eff9fe6b).
-  // No measurement of it on Hopper: the ratio is taken to hold there
-  // (neither kernel uses Hopper's wgmma or TMA).
+  // sequence (leave-one-out spread 0.583-0.608). The one kernel benchmark
+  // that sets a Triton kernel beside FlashAttention-2, Dao 2023
+  // ("FlashAttention-2", Fig. 4(d): A100, causal, head dim 128, forward and
+  // backward at 4K-16K tokens: 74-80 against 173-189 TFLOP/s), gives 0.43,
+  // for what is likely OpenAI's newer Triton kernel; the older file says it
+  // is "slightly slower" than FlashAttention-1 in forward and backward
+  // (flash-attention @ eff9fe6b). The ratio does not hold on Hopper (0.77
+  // there): the Hopper parts carry their own fitted rate
+  // (topologies/gpus.yaml attention_vs_gemm.triton), which this one yields to.
   double triton_vs_flash_attention2 = 0.595;
 };
 

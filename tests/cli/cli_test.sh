@@ -53,6 +53,11 @@ check "bad --set exits 2" test $rc -eq 2
 check "bad --set names the flag and value" grep -q "set parallel.tp=6: parallel.tp: 6 does not divide attention heads (64)" err.txt
 check "one line of error" test "$(wc -l <err.txt)" -eq 1
 
+# calibrate's starting points are range-checked (exit 2, the flag and the range).
+"$(dirname "$SIM")/calibrate" --start-triton 5 >/dev/null 2>err.txt; rc=$?
+check "calibrate --start-triton out of range exits 2" test $rc -eq 2
+check "calibrate names the flag and the range" grep -q -- "--start-triton: Value 5 not in range 0.050000 to 2.000000" err.txt
+
 printf 'name: x\nmodel: llama2-7b\ncluster: {node: a100-80gb-sxm-8x, nodes: 1\n' >broken.yaml
 "$SIM" broken.yaml >/dev/null 2>err.txt; rc=$?
 check "malformed YAML exits 2" test $rc -eq 2

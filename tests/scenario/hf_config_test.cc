@@ -220,6 +220,11 @@ TEST(HfConfig, BadConfigsAreRefused) {
   EXPECT_NE(limit.find(path + ":14:19: swiglu_limit: -1 is not a clamp limit (accepted: above 0, below 1e6)"),
             std::string::npos)
       << limit;
+  // A hidden dropout (ChatGLM's hidden_dropout) must be a probability.
+  const std::string dropout = ConfigRefusal(path, oss + "  \"hidden_dropout\": 1.5\n}\n");
+  EXPECT_NE(dropout.find(path + ":14:21: hidden_dropout: 1.5 is not a dropout probability (accepted: at least 0, below 1)"),
+            std::string::npos)
+      << dropout;
   // Every layer dense: the window is dropped rather than printed unused.
   std::ofstream(path) << oss << "  \"layer_types\": [\"full_attention\", \"full_attention\"]\n}\n";
   const ModelSpec dense = WithModel(path).model;

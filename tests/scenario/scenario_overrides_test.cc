@@ -139,6 +139,11 @@ TEST(ScenarioOverrides, AnInlineGpusAttentionRatioOutsideItsRangeIsRefused) {
                                  "memory_bandwidth: 3TB/s, pcie_gen: 5, sms: 120, attention_vs_gemm: {flash2: 0.7}}"});
   EXPECT_EQ(kernel.key(), "cluster.node.gpu.attention_vs_gemm.flash2");
   EXPECT_NE(std::string(kernel.what()).find("flash"), std::string::npos) << kernel.what();
+  // The Triton kernel's fitted ratio, where a GPU gives one, is held to the same range.
+  InputError triton = LoadError({"cluster.node.gpu={name: Next-GPU, peak: {bf16: 500TFLOP/s}, memory: 96GiB, "
+                                 "memory_bandwidth: 3TB/s, pcie_gen: 5, sms: 120, attention_vs_gemm: {triton: 0}}"});
+  EXPECT_EQ(triton.key(), "cluster.node.gpu.attention_vs_gemm.triton");
+  EXPECT_NE(std::string(triton.what()).find("\"0\" must be in (0, 1]"), std::string::npos) << triton.what();
 }
 
 TEST(ScenarioOverrides, ErrorsInAPatchedNodePointAtTheBundledFileOrTheFlag) {
